@@ -1,0 +1,172 @@
+"""Conversions of internal values (see :mod:`paimon_lens.types`) to and from JSON and Python.
+
+JSON encoding (the one the CLI prints and Paimon-written oracles use):
+
+=======================  =====================================================
+type                     JSON
+=======================  =====================================================
+integers                 number
+FLOAT, DOUBLE            shortest decimal that round-trips the float32/float64;
+                         ``"-0.0"``, ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` as strings
+DECIMAL                  string in plain notation (``"-12345.67"``)
+CHAR/VARCHAR/STRING      string
+BINARY/VARBINARY         lowercase hex string
+BOOLEAN                  true / false
+DATE                     ``"YYYY-MM-DD"``
+TIME                     ``"HH:MM:SS.fff"``
+TIMESTAMP(p)             ``"YYYY-MM-DDTHH:MM:SS.fff"`` (p <= 3), ``.ffffff`` (p <= 6),
+                         9 digits above; no zone
+TIMESTAMP(p) WITH LTZ    the same in UTC with a trailing ``Z``
+=======================  =====================================================
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import re
+import struct
+from decimal import Decimal
+from typing import Any
+
+from .types import EPOCH_DATE, DataType, Timestamp, date_from_days
+
+_F32 = struct.Struct("<f")
+
+
+def float32(value: float) -> float:
+    """Round a Python float to the nearest float32 (what a Java ``float`` holds)."""
+    return float(_F32.unpack(_F32.pack(value))[0])
+
+
+def shortest_float32(value: float) -> float:
+    """The float64 whose ``repr`` is the shortest decimal that reads back as this float32."""
+    for digits in range(1, 10):
+        candidate = float(f"{value:.{digits}g}")
+        if float32(candidate) == value:
+            return candidate
+    return value
+
+
+def _special_float(value: float) -> str | None:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0.0 and math.copysign(1.0, value) < 0:
+        return "-0.0"
+    return None
+
+
+def to_json(value: Any, dtype: DataType) -> Any:
+    """Encode one internal value of type ``dtype`` for JSON output."""
+    if value is None:
+        return None
+    r = dtype.root
+    if r in ("FLOAT", "DOUBLE"):
+        special = _special_float(value)
+        if special is not None:
+            return special
+        return shortest_float32(value) if r == "FLOAT" else float(value)
+    if r == "DECIMAL":
+        return format(value, "f")
+    if dtype.is_binary:
+        return bytes(value).hex()
+    if r == "DATE":
+        try:
+            return date_from_days(int(value)).isoformat()
+        except OverflowError:
+            return int(value)
+    if r == "TIME":
+        ms = int(value)
+        return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+    if dtype.is_timestamp:
+        text = value.isoformat(dtype.precision if dtype.precision is not None else 6)
+        return text + "Z" if r == "TIMESTAMP_LTZ" else text
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+_TS = re.compile(r"(\d{4,})-(\d\d)-(\d\d)[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?Z?$")
+
+
+def parse_timestamp(text: str) -> Timestamp:
+    """Parse ``YYYY-MM-DD[T ]HH:MM[:SS[.fffffffff]][Z]`` into a :class:`Timestamp`."""
+    m = _TS.match(text.strip())
+    if not m:
+        raise ValueError(f"not a timestamp: {text!r}")
+    y, mo, d, h, mi = (int(m.group(i)) for i in range(1, 6))
+    s = int(m.group(6) or 0)
+    frac = (m.group(7) or "").ljust(9, "0")
+    days = (_dt.date(y, mo, d) - EPOCH_DATE).days
+    millis = ((days * 24 + h) * 60 + mi) * 60_000 + s * 1000 + int(frac[:3])
+    return Timestamp(millis, int(frac[3:]))
+
+
+def parse_date(text: str) -> int:
+    """``YYYY-MM-DD`` -> epoch day."""
+    return (_dt.date.fromisoformat(text.strip()) - EPOCH_DATE).days
+
+
+def parse_time(text: str) -> int:
+    """``HH:MM[:SS[.fff]]`` -> milliseconds of the day."""
+    parts = text.strip().split(":")
+    h, m = int(parts[0]), int(parts[1])
+    sec = Decimal(parts[2]) if len(parts) > 2 else Decimal(0)
+    return (h * 3600 + m * 60) * 1000 + int(sec * 1000)
+
+
+def from_json(value: Any, dtype: DataType) -> Any:
+    """Decode a JSON value (encoding above) into the internal value of ``dtype``."""
+    if value is None:
+        return None
+    r = dtype.root
+    if r in ("FLOAT", "DOUBLE"):
+        if isinstance(value, str):
+            v = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}.get(value)
+            value = float(value) if v is None else v
+        return float32(float(value)) if r == "FLOAT" else float(value)
+    if r == "DECIMAL":
+        return Decimal(str(value))
+    if dtype.is_binary:
+        return bytes.fromhex(value) if isinstance(value, str) else bytes(value)
+    if r == "DATE":
+        return parse_date(value) if isinstance(value, str) else int(value)
+    if r == "TIME":
+        return parse_time(value) if isinstance(value, str) else int(value)
+    if dtype.is_timestamp:
+        return parse_timestamp(value) if isinstance(value, str) else Timestamp.from_millis(int(value))
+    if r == "BOOLEAN":
+        return bool(value)
+    if dtype.is_integral:
+        return int(value)
+    return value
+
+
+def to_python(value: Any, dtype: DataType) -> Any:
+    """Internal value -> the natural Python value for a DataFrame cell.
+
+    DATE becomes ``datetime.date``, TIMESTAMP a naive ``datetime.datetime`` (LTZ: UTC-aware),
+    TIME a ``datetime.time``; everything else is unchanged.
+    """
+    if value is None:
+        return None
+    r = dtype.root
+    if r == "DATE":
+        try:
+            return date_from_days(int(value))
+        except OverflowError:
+            return int(value)
+    if r == "TIME":
+        ms = int(value)
+        return _dt.time(ms // 3_600_000, ms // 60_000 % 60, ms // 1000 % 60, (ms % 1000) * 1000)
+    if dtype.is_timestamp:
+        try:
+            d = value.to_datetime()
+        except OverflowError:
+            return value
+        return d.replace(tzinfo=_dt.timezone.utc) if r == "TIMESTAMP_LTZ" else d
+    return value
