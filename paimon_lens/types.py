@@ -281,7 +281,7 @@ def _parse_type(t: _Tokens) -> DataType:
     elif name == "ROW":
         t.expect("<") if t.peek() and t.peek()[1] == "<" else t.expect("(")  # type: ignore[index]
         close = ">" if t.toks[t.i - 1][1] == "<" else ")"
-        fields = []
+        fields: list[DataField] = []
         i = 0
         while not t.accept(close):
             if fields:

@@ -43,7 +43,7 @@ class ByteReader:
         base: offset of ``data[0]`` inside that file, so errors report file offsets.
     """
 
-    __slots__ = ("_data", "_view", "pos", "path", "base")
+    __slots__ = ("_data", "_view", "base", "path", "pos")
 
     def __init__(self, data: bytes | bytearray | memoryview, path: str | None = None, base: int = 0) -> None:
         self._data = bytes(data) if not isinstance(data, bytes) else data

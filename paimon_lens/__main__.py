@@ -1,0 +1,7 @@
+"""``python -m paimon_lens`` runs the command line."""
+
+import sys
+
+from .presentation.cli import main
+
+sys.exit(main())

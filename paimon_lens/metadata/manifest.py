@@ -1,0 +1,275 @@
+"""Manifest lists, manifests and index manifests, and merging entries into the live file set.
+
+Record layouts (Avro, read with each file's own writer schema):
+
+* manifest list: ``_FILE_NAME, _FILE_SIZE, _NUM_ADDED_FILES, _NUM_DELETED_FILES,
+  _PARTITION_STATS{_MIN_VALUES, _MAX_VALUES, _NULL_COUNTS}, _SCHEMA_ID`` (+2.x: ``_VERSION,
+  _MIN_BUCKET, _MAX_BUCKET, _MIN_LEVEL, _MAX_LEVEL, _MIN_ROW_ID, _MAX_ROW_ID``)
+* manifest: ``_KIND, _PARTITION, _BUCKET, _TOTAL_BUCKETS, _FILE{16 fields in 0.9, 20 in 2.x}``
+* index manifest: ``_KIND, _PARTITION, _BUCKET, _INDEX_TYPE, _FILE_NAME, _FILE_SIZE,
+  _ROW_COUNT, _DELETIONS_VECTORS_RANGES[{f0 data file, f1 offset, f2 length, f3 cardinality}]``
+  (+2.x: ``_EXTERNAL_PATH, _GLOBAL_INDEX``)
+
+Live files: ADD entries not cancelled by a DELETE with the same identifier (partition, bucket,
+level, file name, extra files, embedded index, external path), in base-then-delta order.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import CorruptFileError
+from ..io.fileio import FileIO
+from .avro import read_avro
+
+FILE_KIND_ADD = 0
+FILE_KIND_DELETE = 1
+FILE_SOURCES = {0: "APPEND", 1: "COMPACT"}
+
+
+@dataclass(frozen=True)
+class SimpleStatsBytes:
+    """Undecoded ``SimpleStats``: BinaryRow bytes of minima and maxima, and null counts."""
+
+    min_values: bytes
+    max_values: bytes
+    null_counts: tuple[int | None, ...] | None
+
+    @staticmethod
+    def from_record(rec: dict[str, Any] | None) -> SimpleStatsBytes:
+        """From an Avro ``_*_STATS`` record."""
+        if not rec:
+            return SimpleStatsBytes(b"", b"", None)
+        nc = rec.get("_NULL_COUNTS")
+        return SimpleStatsBytes(rec.get("_MIN_VALUES") or b"", rec.get("_MAX_VALUES") or b"",
+                                None if nc is None else tuple(nc))
+
+
+@dataclass(frozen=True)
+class ManifestFileMeta:
+    """One manifest list entry: a manifest file and its summary."""
+
+    file_name: str
+    file_size: int
+    num_added_files: int
+    num_deleted_files: int
+    partition_stats: SimpleStatsBytes
+    schema_id: int
+    min_bucket: int | None
+    max_bucket: int | None
+    min_level: int | None
+    max_level: int | None
+    min_row_id: int | None
+    max_row_id: int | None
+    manifest_list: str
+    list_kind: str  # "base" | "delta" | "changelog"
+
+    @staticmethod
+    def from_record(rec: dict[str, Any], manifest_list: str, list_kind: str) -> ManifestFileMeta:
+        """From a manifest list record."""
+        return ManifestFileMeta(
+            file_name=rec["_FILE_NAME"], file_size=rec["_FILE_SIZE"],
+            num_added_files=rec["_NUM_ADDED_FILES"], num_deleted_files=rec["_NUM_DELETED_FILES"],
+            partition_stats=SimpleStatsBytes.from_record(rec.get("_PARTITION_STATS")),
+            schema_id=rec["_SCHEMA_ID"],
+            min_bucket=rec.get("_MIN_BUCKET"), max_bucket=rec.get("_MAX_BUCKET"),
+            min_level=rec.get("_MIN_LEVEL"), max_level=rec.get("_MAX_LEVEL"),
+            min_row_id=rec.get("_MIN_ROW_ID"), max_row_id=rec.get("_MAX_ROW_ID"),
+            manifest_list=manifest_list, list_kind=list_kind,
+        )
+
+
+@dataclass(frozen=True)
+class DataFileMeta:
+    """A data file as a manifest entry describes it (Paimon's ``DataFileMeta``)."""
+
+    file_name: str
+    file_size: int
+    row_count: int
+    min_key: bytes
+    max_key: bytes
+    key_stats: SimpleStatsBytes
+    value_stats: SimpleStatsBytes
+    min_sequence_number: int
+    max_sequence_number: int
+    schema_id: int
+    level: int
+    extra_files: tuple[str, ...]
+    creation_time: _dt.datetime | None
+    delete_row_count: int | None
+    embedded_index: bytes | None
+    file_source: int | None
+    value_stats_cols: tuple[str, ...] | None
+    external_path: str | None
+    first_row_id: int | None
+    write_cols: tuple[str, ...] | None
+
+    @staticmethod
+    def from_record(rec: dict[str, Any]) -> DataFileMeta:
+        """From a manifest entry's ``_FILE`` record (0.9 or 2.x layout)."""
+        vsc = rec.get("_VALUE_STATS_COLS")
+        wc = rec.get("_WRITE_COLS")
+        ct = rec.get("_CREATION_TIME")
+        if isinstance(ct, _dt.datetime) and ct.tzinfo is not None:
+            ct = ct.replace(tzinfo=None)  # Paimon writes a LocalDateTime as timestamp-millis
+        elif isinstance(ct, int):
+            ct = _dt.datetime(1970, 1, 1) + _dt.timedelta(milliseconds=ct)
+        return DataFileMeta(
+            file_name=rec["_FILE_NAME"], file_size=rec["_FILE_SIZE"], row_count=rec["_ROW_COUNT"],
+            min_key=rec.get("_MIN_KEY") or b"", max_key=rec.get("_MAX_KEY") or b"",
+            key_stats=SimpleStatsBytes.from_record(rec.get("_KEY_STATS")),
+            value_stats=SimpleStatsBytes.from_record(rec.get("_VALUE_STATS")),
+            min_sequence_number=rec["_MIN_SEQUENCE_NUMBER"], max_sequence_number=rec["_MAX_SEQUENCE_NUMBER"],
+            schema_id=rec["_SCHEMA_ID"], level=rec["_LEVEL"],
+            extra_files=tuple(rec.get("_EXTRA_FILES") or ()),
+            creation_time=ct,
+            delete_row_count=rec.get("_DELETE_ROW_COUNT"),
+            embedded_index=rec.get("_EMBEDDED_FILE_INDEX"),
+            file_source=rec.get("_FILE_SOURCE"),
+            value_stats_cols=None if vsc is None else tuple(vsc),
+            external_path=rec.get("_EXTERNAL_PATH"),
+            first_row_id=rec.get("_FIRST_ROW_ID"),
+            write_cols=None if wc is None else tuple(wc),
+        )
+
+    @property
+    def index_file(self) -> str | None:
+        """Name of the external ``.index`` file listed in ``_EXTRA_FILES``, if any."""
+        for name in self.extra_files:
+            if name.endswith(".index") or ".index-" in name or name.startswith(self.file_name + ".index"):
+                return name
+        return None
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One manifest record: ADD (0) or DELETE (1) of a data file in a partition and bucket."""
+
+    kind: int
+    partition: bytes
+    bucket: int
+    total_buckets: int
+    file: DataFileMeta
+    manifest: str
+
+    def identifier(self) -> tuple[Any, ...]:
+        """What makes two entries refer to the same file (Paimon's ``FileEntry.Identifier``)."""
+        f = self.file
+        return (self.partition, self.bucket, f.level, f.file_name, f.extra_files, f.embedded_index,
+                f.external_path)
+
+
+@dataclass(frozen=True)
+class DeletionVectorMeta:
+    """Where one data file's deletion vector lies inside a DV index file."""
+
+    data_file: str
+    offset: int
+    length: int
+    cardinality: int | None
+
+
+@dataclass(frozen=True)
+class IndexFileMeta:
+    """One index manifest record (``HASH``, ``DELETION_VECTORS``, or another index type)."""
+
+    kind: int
+    partition: bytes
+    bucket: int
+    index_type: str
+    file_name: str
+    file_size: int
+    row_count: int
+    deletion_vectors: tuple[DeletionVectorMeta, ...] | None
+    external_path: str | None
+    global_index: dict[str, Any] | None
+    manifest: str
+
+    @staticmethod
+    def from_record(rec: dict[str, Any], manifest: str) -> IndexFileMeta:
+        """From an index manifest record."""
+        ranges = rec.get("_DELETIONS_VECTORS_RANGES")
+        dvs = None
+        if ranges is not None:
+            dvs = tuple(
+                DeletionVectorMeta(r["f0"], r["f1"], r["f2"], r.get("f3"))
+                for r in ranges if r is not None
+            )
+        return IndexFileMeta(
+            kind=rec["_KIND"], partition=rec["_PARTITION"], bucket=rec["_BUCKET"],
+            index_type=rec["_INDEX_TYPE"], file_name=rec["_FILE_NAME"], file_size=rec["_FILE_SIZE"],
+            row_count=rec["_ROW_COUNT"], deletion_vectors=dvs,
+            external_path=rec.get("_EXTERNAL_PATH"), global_index=rec.get("_GLOBAL_INDEX"),
+            manifest=manifest,
+        )
+
+    def identifier(self) -> tuple[Any, ...]:
+        """Partition, bucket, index type and file name."""
+        return (self.partition, self.bucket, self.index_type, self.file_name)
+
+
+def _wrap(path: str, what: str, e: Exception) -> CorruptFileError:
+    return CorruptFileError(path, None, what, detail=f"missing or invalid field: {type(e).__name__}: {e}")
+
+
+def read_manifest_list(file_io: FileIO, manifest_dir: str, name: str, list_kind: str) -> list[ManifestFileMeta]:
+    """Entries of manifest list ``name``."""
+    path = file_io.join(manifest_dir, name)
+    records, _ = read_avro(file_io, path, "manifest list")
+    try:
+        return [ManifestFileMeta.from_record(r, name, list_kind) for r in records]
+    except (KeyError, TypeError) as e:
+        raise _wrap(path, "manifest list record", e) from None
+
+
+def read_manifest(file_io: FileIO, manifest_dir: str, name: str) -> list[ManifestEntry]:
+    """Entries of manifest file ``name``."""
+    path = file_io.join(manifest_dir, name)
+    records, _ = read_avro(file_io, path, "manifest")
+    try:
+        return [
+            ManifestEntry(r["_KIND"], r["_PARTITION"], r["_BUCKET"], r["_TOTAL_BUCKETS"],
+                          DataFileMeta.from_record(r["_FILE"]), name)
+            for r in records
+        ]
+    except (KeyError, TypeError) as e:
+        raise _wrap(path, "manifest entry", e) from None
+
+
+def read_index_manifest(file_io: FileIO, manifest_dir: str, name: str) -> list[IndexFileMeta]:
+    """Entries of index manifest ``name``."""
+    path = file_io.join(manifest_dir, name)
+    records, _ = read_avro(file_io, path, "index manifest")
+    try:
+        return [IndexFileMeta.from_record(r, name) for r in records]
+    except (KeyError, TypeError) as e:
+        raise _wrap(path, "index manifest entry", e) from None
+
+
+def merge_entries(entries: Iterable[ManifestEntry]) -> list[ManifestEntry]:
+    """Live ADD entries after applying DELETEs, in first-added order (Paimon's ``mergeEntries``)."""
+    live: dict[tuple[Any, ...], ManifestEntry] = {}
+    for e in entries:
+        key = e.identifier()
+        if e.kind == FILE_KIND_ADD:
+            live[key] = e
+        elif key in live and live[key].kind == FILE_KIND_ADD:
+            del live[key]
+        else:
+            live[key] = e  # a DELETE of a file added in an earlier, compacted manifest
+    return [e for e in live.values() if e.kind == FILE_KIND_ADD]
+
+
+def merge_index_entries(entries: Iterable[IndexFileMeta]) -> list[IndexFileMeta]:
+    """Live ADD index entries after applying DELETEs."""
+    live: dict[tuple[Any, ...], IndexFileMeta] = {}
+    for e in entries:
+        key = e.identifier()
+        if e.kind == FILE_KIND_ADD:
+            live[key] = e
+        else:
+            live.pop(key, None)
+    return list(live.values())

@@ -1,0 +1,75 @@
+"""Where Paimon puts a table's files: partition directories, buckets, index files.
+
+``<table>/<k1>=<v1>/<k2>=<v2>/bucket-<n>/<data file>``; partition values are rendered the way
+Paimon's ``InternalRowPartitionComputer`` does (``partition.legacy-name``, default true: Java
+``toString`` of the internal value, so a DATE is its epoch day; false: cast to string), null or
+empty values become ``partition.default-name`` and names/values are escaped like Hive paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..types import DataField, Timestamp, date_from_days
+
+DEFAULT_PARTITION_NAME = "__DEFAULT_PARTITION__"
+_ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 32)}
+
+
+def escape_path_name(text: str) -> str:
+    """Hive/Paimon path escaping: special characters become ``%XX``."""
+    return "".join(f"%{ord(c):02X}" if c in _ESCAPED else c for c in text)
+
+
+def java_local_datetime_string(ts: Timestamp) -> str:
+    """``LocalDateTime.toString()``: seconds and fraction only when non-zero."""
+    d = ts.to_datetime()
+    nanos = (ts.millisecond % 1000) * 1_000_000 + ts.nano_of_millisecond
+    text = f"{d.year:04d}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}"
+    if d.second or nanos:
+        text += f":{d.second:02d}"
+    if nanos:
+        if nanos % 1_000_000 == 0:
+            text += f".{nanos // 1_000_000:03d}"
+        elif nanos % 1000 == 0:
+            text += f".{nanos // 1000:06d}"
+        else:
+            text += f".{nanos:09d}"
+    return text
+
+
+def partition_value_string(value: Any, field: DataField, legacy: bool = True) -> str | None:
+    """A partition value as Paimon writes it into a path (None for null)."""
+    if value is None:
+        return None
+    t = field.type
+    if t.root == "DATE" and not legacy:
+        return date_from_days(value).isoformat()
+    if t.is_timestamp:
+        return java_local_datetime_string(value) if legacy else value.isoformat(t.precision or 6).replace("T", " ")
+    if t.root == "BOOLEAN":
+        return "true" if value else "false"
+    if t.is_binary:
+        return bytes(value).decode("utf-8", "replace")
+    if t.root == "DECIMAL":
+        return format(value, "f")
+    return str(value)
+
+
+def partition_path(values: Sequence[Any], fields: Sequence[DataField], options: dict[str, str]) -> str:
+    """``k1=v1/k2=v2`` for a partition (empty string for unpartitioned tables)."""
+    legacy = options.get("partition.legacy-name", "true").lower() != "false"
+    default = options.get("partition.default-name", DEFAULT_PARTITION_NAME)
+    parts = []
+    for v, f in zip(values, fields):
+        s = partition_value_string(v, f, legacy)
+        if s is None or s == "":
+            s = default
+        parts.append(f"{escape_path_name(f.name)}={escape_path_name(s)}")
+    return "/".join(parts)
+
+
+def bucket_dir(bucket: int) -> str:
+    """``bucket-<n>`` (``bucket-postpone`` for the postpone bucket -2)."""
+    return "bucket-postpone" if bucket == -2 else f"bucket-{bucket}"

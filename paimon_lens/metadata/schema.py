@@ -1,0 +1,124 @@
+"""Table schemas (``schema/schema-N`` JSON files) and the schema manager that lists them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import CorruptFileError, TableNotFoundError
+from ..io.fileio import FileIO
+from ..types import DataField, field_from_json
+
+
+@dataclass(frozen=True)
+class TableSchema:
+    """One schema version of a table (Paimon's ``TableSchema``)."""
+
+    id: int
+    fields: tuple[DataField, ...]
+    partition_keys: tuple[str, ...]
+    primary_keys: tuple[str, ...]
+    options: dict[str, str] = field(hash=False, compare=False)
+    comment: str | None = None
+    time_millis: int | None = None
+    highest_field_id: int | None = None
+    version: int | None = None
+
+    @staticmethod
+    def from_json(obj: dict[str, Any], path: str | None = None) -> TableSchema:
+        """Build from the parsed JSON of a schema file."""
+        try:
+            return TableSchema(
+                id=int(obj["id"]),
+                fields=tuple(field_from_json(f) for f in obj["fields"]),
+                partition_keys=tuple(obj.get("partitionKeys") or ()),
+                primary_keys=tuple(obj.get("primaryKeys") or ()),
+                options={str(k): str(v) for k, v in (obj.get("options") or {}).items()},
+                comment=obj.get("comment"),
+                time_millis=obj.get("timeMillis"),
+                highest_field_id=obj.get("highestFieldId"),
+                version=obj.get("version"),
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise CorruptFileError(path, None, "schema JSON", detail=f"{type(e).__name__}: {e}") from None
+
+    @property
+    def field_names(self) -> list[str]:
+        """Column names in order."""
+        return [f.name for f in self.fields]
+
+    def field(self, name: str) -> DataField:
+        """The field called ``name`` (KeyError if absent)."""
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def field_by_id(self, field_id: int) -> DataField | None:
+        """The field with Paimon field id ``field_id``, or None."""
+        for f in self.fields:
+            if f.id == field_id:
+                return f
+        return None
+
+    @property
+    def partition_fields(self) -> list[DataField]:
+        """Partition columns, in partition-key order."""
+        return [self.field(k) for k in self.partition_keys]
+
+    @property
+    def trimmed_primary_keys(self) -> list[str]:
+        """Primary keys without the partition keys (what ``_MIN_KEY``/``_KEY_STATS`` hold)."""
+        return [k for k in self.primary_keys if k not in self.partition_keys]
+
+    @property
+    def bucket_keys(self) -> list[str]:
+        """``bucket-key`` option, else the trimmed primary keys."""
+        opt = self.options.get("bucket-key")
+        if opt:
+            return [k.strip() for k in opt.split(",") if k.strip()]
+        return self.trimmed_primary_keys
+
+
+class SchemaManager:
+    """Reads every ``schema-N`` file of a table, once."""
+
+    def __init__(self, file_io: FileIO, table_path: str) -> None:
+        self.file_io = file_io
+        self.table_path = table_path
+        self.schema_dir = file_io.join(table_path, "schema")
+        self._cache: dict[int, TableSchema] = {}
+
+    def list_ids(self) -> list[int]:
+        """Schema ids present on disk, ascending."""
+        ids = []
+        for name in self.file_io.list_names(self.schema_dir):
+            if name.startswith("schema-") and name[7:].isdigit():
+                ids.append(int(name[7:]))
+        return sorted(ids)
+
+    def schema(self, schema_id: int) -> TableSchema:
+        """Schema ``schema_id`` (read on first use)."""
+        if schema_id not in self._cache:
+            path = self.file_io.join(self.schema_dir, f"schema-{schema_id}")
+            if not self.file_io.exists(path):
+                raise TableNotFoundError(f"schema file {path} does not exist")
+            raw = self.file_io.read_bytes(path)
+            try:
+                obj = json.loads(raw)
+            except ValueError as e:
+                raise CorruptFileError(path, getattr(e, "pos", None), "schema JSON", detail=str(e)) from None
+            self._cache[schema_id] = TableSchema.from_json(obj, path)
+        return self._cache[schema_id]
+
+    def all(self) -> list[TableSchema]:
+        """Every schema version, ascending by id."""
+        return [self.schema(i) for i in self.list_ids()]
+
+    def latest(self) -> TableSchema:
+        """The schema with the highest id."""
+        ids = self.list_ids()
+        if not ids:
+            raise TableNotFoundError(f"{self.table_path} is not a Paimon table: no files in {self.schema_dir}")
+        return self.schema(ids[-1])

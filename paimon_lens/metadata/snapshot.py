@@ -1,0 +1,188 @@
+"""Snapshots (``snapshot/snapshot-N``), tags (``tag/tag-NAME``) and snapshot selection."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import CorruptFileError, SnapshotNotFoundError
+from ..io.fileio import FileIO
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One snapshot file (Paimon's ``Snapshot``); ``raw`` keeps every field as written."""
+
+    id: int
+    schema_id: int
+    base_manifest_list: str
+    delta_manifest_list: str
+    changelog_manifest_list: str | None
+    index_manifest: str | None
+    commit_user: str | None
+    commit_identifier: int | None
+    commit_kind: str | None
+    time_millis: int
+    total_record_count: int | None
+    delta_record_count: int | None
+    changelog_record_count: int | None
+    watermark: int | None
+    version: int | None
+    next_row_id: int | None
+    path: str = ""
+    tag: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
+
+    @staticmethod
+    def from_json(obj: dict[str, Any], path: str = "", tag: str | None = None) -> Snapshot:
+        """Build from a parsed snapshot (or tag) file."""
+        try:
+            return Snapshot(
+                id=int(obj["id"]),
+                schema_id=int(obj["schemaId"]),
+                base_manifest_list=str(obj["baseManifestList"]),
+                delta_manifest_list=str(obj["deltaManifestList"]),
+                changelog_manifest_list=obj.get("changelogManifestList"),
+                index_manifest=obj.get("indexManifest"),
+                commit_user=obj.get("commitUser"),
+                commit_identifier=obj.get("commitIdentifier"),
+                commit_kind=obj.get("commitKind"),
+                time_millis=int(obj["timeMillis"]),
+                total_record_count=obj.get("totalRecordCount"),
+                delta_record_count=obj.get("deltaRecordCount"),
+                changelog_record_count=obj.get("changelogRecordCount"),
+                watermark=obj.get("watermark"),
+                version=obj.get("version"),
+                next_row_id=obj.get("nextRowId"),
+                path=path,
+                tag=tag,
+                raw=obj,
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise CorruptFileError(path, None, "snapshot JSON", detail=f"{type(e).__name__}: {e}") from None
+
+
+class SnapshotManager:
+    """Finds and reads snapshots and tags of one table."""
+
+    def __init__(self, file_io: FileIO, table_path: str) -> None:
+        self.file_io = file_io
+        self.table_path = table_path
+        self.snapshot_dir = file_io.join(table_path, "snapshot")
+        self.tag_dir = file_io.join(table_path, "tag")
+        self._cache: dict[int, Snapshot] = {}
+        self._ids: list[int] | None = None
+
+    def snapshot_path(self, snapshot_id: int) -> str:
+        """Path of ``snapshot-<id>``."""
+        return self.file_io.join(self.snapshot_dir, f"snapshot-{snapshot_id}")
+
+    def list_ids(self) -> list[int]:
+        """Ids of the snapshot files present, ascending (listed once per manager)."""
+        if self._ids is None:
+            ids = []
+            for name in self.file_io.list_names(self.snapshot_dir):
+                if name.startswith("snapshot-") and name[9:].isdigit():
+                    ids.append(int(name[9:]))
+            self._ids = sorted(ids)
+        return self._ids
+
+    def _read(self, path: str, tag: str | None = None) -> Snapshot:
+        raw = self.file_io.read_bytes(path)
+        try:
+            obj = json.loads(raw)
+        except ValueError as e:
+            raise CorruptFileError(path, getattr(e, "pos", None), "snapshot JSON", detail=str(e)) from None
+        if not isinstance(obj, dict):
+            raise CorruptFileError(path, 0, "snapshot JSON", "an object", type(obj).__name__)
+        return Snapshot.from_json(obj, path, tag)
+
+    def snapshot(self, snapshot_id: int) -> Snapshot:
+        """Snapshot ``snapshot_id``; :class:`SnapshotNotFoundError` if missing or expired."""
+        if snapshot_id not in self._cache:
+            path = self.snapshot_path(snapshot_id)
+            if not self.file_io.exists(path):
+                ids = self.list_ids()
+                have = f"snapshots {ids[0]}..{ids[-1]} exist" if ids else "the table has no snapshots"
+                expired = " (expired)" if ids and snapshot_id < ids[0] else ""
+                raise SnapshotNotFoundError(f"snapshot {snapshot_id} not found{expired}: {path} is missing; {have}")
+            self._cache[snapshot_id] = self._read(path)
+        return self._cache[snapshot_id]
+
+    def _hint(self, name: str) -> int | None:
+        path = self.file_io.join(self.snapshot_dir, name)
+        try:
+            text = self.file_io.read_bytes(path).decode("ascii").strip()
+            return int(text)
+        except (OSError, ValueError, UnicodeDecodeError):
+            return None
+
+    def latest_id(self) -> int | None:
+        """Latest snapshot id: the LATEST hint if it is current, else by listing."""
+        hint = self._hint("LATEST")
+        if (hint is not None and self.file_io.exists(self.snapshot_path(hint))
+                and not self.file_io.exists(self.snapshot_path(hint + 1))):
+            return hint
+        ids = self.list_ids()
+        return ids[-1] if ids else None
+
+    def earliest_id(self) -> int | None:
+        """Earliest snapshot id: the EARLIEST hint if that file exists, else by listing."""
+        hint = self._hint("EARLIEST")
+        if hint is not None and self.file_io.exists(self.snapshot_path(hint)):
+            ids = self.list_ids()
+            if not ids or ids[0] >= hint:
+                return hint
+        ids = self.list_ids()
+        return ids[0] if ids else None
+
+    def latest(self) -> Snapshot:
+        """The latest snapshot."""
+        sid = self.latest_id()
+        if sid is None:
+            raise SnapshotNotFoundError(f"{self.table_path} has no snapshots (nothing committed yet)")
+        return self.snapshot(sid)
+
+    def earliest(self) -> Snapshot:
+        """The earliest snapshot still present."""
+        sid = self.earliest_id()
+        if sid is None:
+            raise SnapshotNotFoundError(f"{self.table_path} has no snapshots (nothing committed yet)")
+        return self.snapshot(sid)
+
+    def tag_names(self) -> list[str]:
+        """Names of the tags of the table."""
+        return [n[4:] for n in self.file_io.list_names(self.tag_dir) if n.startswith("tag-")]
+
+    def tag(self, name: str) -> Snapshot:
+        """The snapshot a tag points to (a tag file is a snapshot file)."""
+        path = self.file_io.join(self.tag_dir, f"tag-{name}")
+        if not self.file_io.exists(path):
+            tags = ", ".join(self.tag_names()) or "none"
+            raise SnapshotNotFoundError(f"tag {name!r} not found: {path} is missing; tags: {tags}")
+        return self._read(path, tag=name)
+
+    def at_or_before(self, time_millis: int) -> Snapshot:
+        """The latest snapshot committed at or before ``time_millis`` (binary search)."""
+        ids = self.list_ids()
+        if not ids:
+            raise SnapshotNotFoundError(f"{self.table_path} has no snapshots")
+        lo, hi, found = 0, len(ids) - 1, None
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            snap = self.snapshot(ids[mid])
+            if snap.time_millis <= time_millis:
+                found, lo = snap, mid + 1
+            else:
+                hi = mid - 1
+        if found is None:
+            first = self.snapshot(ids[0])
+            raise SnapshotNotFoundError(
+                f"no snapshot at or before {time_millis} ms: the earliest, {first.id}, was committed at "
+                f"{first.time_millis} ms")
+        return found
+
+    def all(self) -> list[Snapshot]:
+        """Every snapshot present, ascending by id."""
+        return [self.snapshot(i) for i in self.list_ids()]

@@ -1,0 +1,295 @@
+"""pandas DataFrames of paimon-lens: one builder per frame, each frame's columns defined once.
+
+Every ``*_COLUMNS`` mapping lists a frame's columns in order with their meaning; builders produce
+exactly those columns (``files`` adds ``min(col)``, ``max(col)``, ``null_count(col)`` per column
+of the table schema after them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CorruptFileError
+from ..metadata.binary_row import decode_binary_row
+from ..metadata.manifest import FILE_SOURCES, IndexFileMeta, ManifestFileMeta
+from ..metadata.schema import TableSchema
+from ..metadata.snapshot import Snapshot
+from ..metadata.stats import decode_stats
+from ..values import to_json, to_python
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..table import LiveFile, Table
+
+SNAPSHOT_COLUMNS = {
+    "snapshot_id": "snapshot id",
+    "schema_id": "schema the snapshot was committed with",
+    "commit_kind": "APPEND, COMPACT, OVERWRITE or ANALYZE",
+    "commit_time": "commit time (local time of the writer, as Paimon stores it)",
+    "total_record_count": "records in the table after this commit",
+    "delta_record_count": "records added by this commit",
+    "changelog_record_count": "changelog records of this commit",
+    "commit_user": "writer id",
+    "commit_identifier": "writer's commit identifier",
+    "watermark": "watermark, if any",
+    "base_manifest_list": "manifest list of the files before this commit",
+    "delta_manifest_list": "manifest list of the files this commit changed",
+    "changelog_manifest_list": "changelog manifest list",
+    "index_manifest": "index manifest (deletion vectors, hash index), if any",
+    "version": "snapshot format version",
+    "next_row_id": "next row id (row tracking)",
+}
+
+SCHEMA_COLUMNS = {
+    "schema_id": "schema version",
+    "field_id": "Paimon field id (stable across renames)",
+    "field_name": "column name",
+    "field_type": "Paimon type",
+    "nullable": "whether the column accepts nulls",
+    "is_partition_key": "column is a partition key",
+    "is_primary_key": "column is part of the primary key",
+    "description": "column comment",
+    "time": "when the schema was created",
+}
+
+MANIFEST_COLUMNS = {
+    "list_kind": "base or delta manifest list",
+    "manifest_list": "manifest list file",
+    "file_name": "manifest file",
+    "file_size": "manifest size in bytes",
+    "num_added_files": "ADD entries",
+    "num_deleted_files": "DELETE entries",
+    "schema_id": "schema of the manifest",
+    "partition_min": "minimum partition (per partition column)",
+    "partition_max": "maximum partition (per partition column)",
+    "partition_null_counts": "null count per partition column",
+    "min_bucket": "lowest bucket (2.x)",
+    "max_bucket": "highest bucket (2.x)",
+    "min_level": "lowest LSM level (2.x)",
+    "max_level": "highest LSM level (2.x)",
+}
+
+FILE_COLUMNS = {
+    "partition": "partition values {column: value}",
+    "bucket": "bucket number",
+    "level": "LSM level (0 for append tables)",
+    "file_name": "data file name",
+    "file_path": "path relative to the table directory",
+    "file_format": "parquet, orc or avro (from the file extension)",
+    "file_size": "data file size in bytes",
+    "row_count": "rows in the file (before deletion vectors)",
+    "schema_id": "schema the file was written with",
+    "min_sequence_number": "smallest sequence number",
+    "max_sequence_number": "largest sequence number",
+    "file_source": "APPEND or COMPACT",
+    "creation_time": "when the file was written",
+    "delete_row_count": "rows of kind DELETE/UPDATE_BEFORE in the file",
+    "index_location": "embedded (in the manifest), external (.index file) or none",
+    "index_size": "bytes of the file-index container",
+    "index_file": "external index file, relative to the table directory",
+    "extra_files": "extra files listed in the manifest",
+    "external_path": "data-file external path (2.x)",
+    "first_row_id": "first row id (row tracking)",
+    "value_stats_cols": "columns with stored stats (dense stats), None = all",
+    "stats_error": "why the stats could not be decoded, if they could not",
+    "manifest": "manifest that added the file",
+}
+
+INDEX_MANIFEST_COLUMNS = {
+    "partition": "partition values",
+    "bucket": "bucket",
+    "index_type": "HASH, DELETION_VECTORS, ...",
+    "file_name": "index file name",
+    "file_path": "path relative to the table directory",
+    "file_size": "index file size in bytes",
+    "row_count": "HASH: number of key hashes; DELETION_VECTORS: total deleted rows",
+    "deletion_vector_count": "data files with a deletion vector in this file",
+    "external_path": "external path (2.x)",
+    "manifest": "index manifest",
+}
+
+
+def _frame(rows: list[dict[str, Any]], columns: Iterable[str]) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=list(columns))
+
+
+def snapshots_frame(snapshots: Sequence[Snapshot]) -> pd.DataFrame:
+    """Frame of :data:`SNAPSHOT_COLUMNS`."""
+    import pandas as pd
+
+    rows = [{
+        "snapshot_id": s.id, "schema_id": s.schema_id, "commit_kind": s.commit_kind,
+        "commit_time": pd.Timestamp(s.time_millis, unit="ms"),
+        "total_record_count": s.total_record_count, "delta_record_count": s.delta_record_count,
+        "changelog_record_count": s.changelog_record_count, "commit_user": s.commit_user,
+        "commit_identifier": s.commit_identifier, "watermark": s.watermark,
+        "base_manifest_list": s.base_manifest_list, "delta_manifest_list": s.delta_manifest_list,
+        "changelog_manifest_list": s.changelog_manifest_list, "index_manifest": s.index_manifest,
+        "version": s.version, "next_row_id": s.next_row_id,
+    } for s in snapshots]
+    return _frame(rows, SNAPSHOT_COLUMNS)
+
+
+def schemas_frame(schemas: Sequence[TableSchema]) -> pd.DataFrame:
+    """Frame of :data:`SCHEMA_COLUMNS`."""
+    import pandas as pd
+
+    rows = []
+    for s in schemas:
+        for f in s.fields:
+            rows.append({
+                "schema_id": s.id, "field_id": f.id, "field_name": f.name, "field_type": str(f.type.copy(True)),
+                "nullable": f.type.nullable, "is_partition_key": f.name in s.partition_keys,
+                "is_primary_key": f.name in s.primary_keys, "description": f.description,
+                "time": pd.Timestamp(s.time_millis, unit="ms") if s.time_millis else None,
+            })
+    return _frame(rows, SCHEMA_COLUMNS)
+
+
+def manifests_frame(table: Table, manifests: Sequence[ManifestFileMeta]) -> pd.DataFrame:
+    """Frame of :data:`MANIFEST_COLUMNS`."""
+    pfields = table.schema.partition_fields
+    rows = []
+    for m in manifests:
+        where = f"{table.manifest_dir}/{m.manifest_list} entry {m.file_name} _PARTITION_STATS"
+        if pfields:
+            stats = decode_stats(m.partition_stats, pfields, where)
+            pmin = {f.name: to_python(s.min, f.type) for f, s in zip(pfields, stats)}
+            pmax = {f.name: to_python(s.max, f.type) for f, s in zip(pfields, stats)}
+            pnull = {f.name: s.null_count for f, s in zip(pfields, stats)}
+        else:
+            pmin, pmax, pnull = {}, {}, {}
+        rows.append({
+            "list_kind": m.list_kind, "manifest_list": m.manifest_list, "file_name": m.file_name,
+            "file_size": m.file_size, "num_added_files": m.num_added_files,
+            "num_deleted_files": m.num_deleted_files, "schema_id": m.schema_id,
+            "partition_min": pmin, "partition_max": pmax, "partition_null_counts": pnull,
+            "min_bucket": m.min_bucket, "max_bucket": m.max_bucket,
+            "min_level": m.min_level, "max_level": m.max_level,
+        })
+    return _frame(rows, MANIFEST_COLUMNS)
+
+
+def _file_format(name: str) -> str | None:
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    return ext or None
+
+
+def file_record(table: Table, lf: LiveFile, as_json: bool) -> dict[str, Any]:
+    """The facts of one live file, values either JSON-encoded or as Python objects."""
+    conv = to_json if as_json else to_python
+    f = lf.entry.file
+    pfields = {p.name: p.type for p in table.schema.partition_fields}
+    fields = table.schema.fields
+    return {
+        "file_name": f.file_name,
+        "path": lf.path,
+        "partition": {k: conv(v, pfields[k]) for k, v in lf.partition.items()},
+        "bucket": lf.entry.bucket,
+        "level": f.level,
+        "row_count": f.row_count,
+        "file_size": f.file_size,
+        "schema_id": f.schema_id,
+        "min_sequence_number": f.min_sequence_number,
+        "max_sequence_number": f.max_sequence_number,
+        "file_source": FILE_SOURCES.get(f.file_source, None) if f.file_source is not None else None,
+        "file_format": _file_format(f.file_name),
+        "creation_time": (f.creation_time.isoformat(timespec="milliseconds") if as_json and f.creation_time
+                          else f.creation_time),
+        "delete_row_count": f.delete_row_count,
+        "extra_files": list(f.extra_files),
+        "external_path": f.external_path,
+        "first_row_id": f.first_row_id,
+        "value_stats_cols": None if f.value_stats_cols is None else list(f.value_stats_cols),
+        "value_stats": {
+            "min": {c.name: conv(s.min, c.type) for c, s in zip(fields, lf.stats)},
+            "max": {c.name: conv(s.max, c.type) for c, s in zip(fields, lf.stats)},
+            "null_counts": {c.name: s.null_count for c, s in zip(fields, lf.stats)},
+        },
+        "stats_error": lf.stats_error,
+        **_key_record(table, lf, conv),
+        "file_index": {
+            "location": lf.index_location,
+            "size": table.index_size(lf) if lf.index_location != "none" else 0,
+            "file": lf.index_file_path,
+        },
+        "manifest": lf.entry.manifest,
+    }
+
+
+def _key_record(table: Table, lf: LiveFile, conv: Any) -> dict[str, Any]:
+    """``min_key``, ``max_key`` and ``key_stats`` of a primary-key table's file (None otherwise)."""
+    keys = table.schema.trimmed_primary_keys
+    if not keys:
+        return {"min_key": None, "max_key": None, "key_stats": None}
+    f = lf.entry.file
+    fields = [table.schema.field(k) for k in keys]
+    where = f"{table.manifest_dir}/{lf.entry.manifest} entry {f.file_name}"
+    try:
+        lo = decode_binary_row(f.min_key, [x.type for x in fields], where + " _MIN_KEY")
+        hi = decode_binary_row(f.max_key, [x.type for x in fields], where + " _MAX_KEY")
+        ks = decode_stats(f.key_stats, fields, where + " _KEY_STATS")
+    except CorruptFileError as e:
+        return {"min_key": None, "max_key": None, "key_stats": None, "key_error": str(e)}
+    return {
+        "min_key": {x.name: conv(v, x.type) for x, v in zip(fields, lo)},
+        "max_key": {x.name: conv(v, x.type) for x, v in zip(fields, hi)},
+        "key_stats": {
+            "min": {x.name: conv(s.min, x.type) for x, s in zip(fields, ks)},
+            "max": {x.name: conv(s.max, x.type) for x, s in zip(fields, ks)},
+            "null_counts": {x.name: s.null_count for x, s in zip(fields, ks)},
+        },
+    }
+
+
+def files_frame(table: Table, files: Sequence[LiveFile]) -> pd.DataFrame:
+    """Frame of :data:`FILE_COLUMNS` plus ``min(c)``, ``max(c)``, ``null_count(c)`` per column."""
+    names = [c.name for c in table.schema.fields]
+    stat_cols = [f"{k}({n})" for n in names for k in ("min", "max", "null_count")]
+    rows = []
+    for lf in files:
+        r = file_record(table, lf, as_json=False)
+        row = {
+            "partition": r["partition"], "bucket": r["bucket"], "level": r["level"],
+            "file_name": r["file_name"], "file_path": r["path"], "file_format": r["file_format"],
+            "file_size": r["file_size"], "row_count": r["row_count"], "schema_id": r["schema_id"],
+            "min_sequence_number": r["min_sequence_number"], "max_sequence_number": r["max_sequence_number"],
+            "file_source": r["file_source"], "creation_time": r["creation_time"],
+            "delete_row_count": r["delete_row_count"], "index_location": r["file_index"]["location"],
+            "index_size": r["file_index"]["size"], "index_file": r["file_index"]["file"],
+            "extra_files": r["extra_files"], "external_path": r["external_path"],
+            "first_row_id": r["first_row_id"], "value_stats_cols": r["value_stats_cols"],
+            "stats_error": r["stats_error"], "manifest": r["manifest"],
+        }
+        vs = r["value_stats"]
+        for n in names:
+            row[f"min({n})"] = vs["min"][n]
+            row[f"max({n})"] = vs["max"][n]
+            row[f"null_count({n})"] = vs["null_counts"][n]
+        rows.append(row)
+    return _frame(rows, [*FILE_COLUMNS, *stat_cols])
+
+
+def index_file_path(table: Table, e: IndexFileMeta) -> str:
+    """Path of an index-manifest file relative to the table directory."""
+    return e.external_path or f"index/{e.file_name}"
+
+
+def index_manifest_frame(table: Table, entries: Sequence[IndexFileMeta]) -> pd.DataFrame:
+    """Frame of :data:`INDEX_MANIFEST_COLUMNS`."""
+    pfields = {p.name: p.type for p in table.schema.partition_fields}
+    rows = []
+    for e in entries:
+        part = table.decode_partition(e.partition, f"{table.manifest_dir}/{e.manifest} _PARTITION")
+        rows.append({
+            "partition": {k: to_python(v, pfields[k]) for k, v in part.items()},
+            "bucket": e.bucket, "index_type": e.index_type, "file_name": e.file_name,
+            "file_path": index_file_path(table, e), "file_size": e.file_size, "row_count": e.row_count,
+            "deletion_vector_count": None if e.deletion_vectors is None else len(e.deletion_vectors),
+            "external_path": e.external_path, "manifest": e.manifest,
+        })
+    return _frame(rows, INDEX_MANIFEST_COLUMNS)

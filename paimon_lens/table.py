@@ -1,0 +1,353 @@
+"""A Paimon table at one snapshot: the entry point of paimon-lens.
+
+``open_table(path, snapshot=None)`` selects a snapshot (latest by default; an id, ``"earliest"``,
+``"latest"``, ``"tag:NAME"`` / ``tag=NAME``, a ``datetime`` or ``timestamp_ms=...``) and gives a
+:class:`Table` whose methods read metadata lazily: nothing is read until asked, each manifest
+is read once per table object and shared with tables derived by :meth:`Table.at`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .errors import CorruptFileError, PaimonLensError, SnapshotNotFoundError, TableNotFoundError
+from .io.fileio import FileIO, get_file_io, strip_file_scheme
+from .metadata.binary_row import decode_binary_row
+from .metadata.manifest import (
+    FILE_SOURCES,
+    IndexFileMeta,
+    ManifestEntry,
+    ManifestFileMeta,
+    merge_entries,
+    merge_index_entries,
+    read_index_manifest,
+    read_manifest,
+    read_manifest_list,
+)
+from .metadata.paths import bucket_dir, partition_path
+from .metadata.schema import SchemaManager, TableSchema
+from .metadata.snapshot import Snapshot, SnapshotManager
+from .metadata.stats import ColumnStats, decode_stats, evolve_stats, stats_fields
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+T = TypeVar("T")
+
+PROGRESS_THRESHOLD = 64
+"""Show a progress bar (tqdm.auto) when more manifests than this are read at once."""
+
+
+@dataclass(frozen=True)
+class LiveFile:
+    """A live data file of a snapshot, with its partition and stats decoded."""
+
+    entry: ManifestEntry
+    partition: dict[str, Any]
+    path: str
+    stats: tuple[ColumnStats, ...]
+    stats_error: str | None = None
+
+    @property
+    def file(self):  # type: ignore[no-untyped-def]  # -> DataFileMeta
+        """The manifest's ``DataFileMeta``."""
+        return self.entry.file
+
+    @property
+    def index_location(self) -> str:
+        """``embedded`` (in the manifest), ``external`` (an ``.index`` file) or ``none``."""
+        f = self.entry.file
+        if f.embedded_index is not None:
+            return "embedded"
+        return "external" if f.index_file is not None else "none"
+
+    @property
+    def index_file_path(self) -> str | None:
+        """Path of the external index file relative to the table directory."""
+        name = self.entry.file.index_file
+        if name is None or self.entry.file.embedded_index is not None:
+            return None
+        return _dirname(self.path) + name
+
+
+def _dirname(path: str) -> str:
+    i = path.rfind("/")
+    return path[: i + 1] if i >= 0 else ""
+
+
+class _Cache:
+    """Caches shared by every :class:`Table` object of one table directory."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.manifest_lists: dict[str, list[ManifestFileMeta]] = {}
+        self.manifests: dict[str, list[ManifestEntry]] = {}
+        self.index_manifests: dict[str, list[IndexFileMeta]] = {}
+        self.sizes: dict[str, int] = {}
+
+
+class Table:
+    """One snapshot of a Paimon table. Create with :func:`open_table`."""
+
+    def __init__(self, path: str, file_io: FileIO, snapshot: Snapshot | None, schema: TableSchema,
+                 schemas: SchemaManager, snapshots: SnapshotManager, cache: _Cache | None = None,
+                 progress: bool | None = None) -> None:
+        self.path = path
+        self.file_io = file_io
+        self.snapshot = snapshot
+        self.schema = schema
+        self.schema_manager = schemas
+        self.snapshot_manager = snapshots
+        self.progress = progress
+        self._cache = cache or _Cache()
+        self._live: list[ManifestEntry] | None = None
+        self._files: list[LiveFile] | None = None
+
+    # ---- identity ---------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The table directory's name."""
+        return self.path.rstrip("/").rsplit("/", 1)[-1]
+
+    @property
+    def snapshot_id(self) -> int | None:
+        """Id of the selected snapshot (None for a table with no commits)."""
+        return None if self.snapshot is None else self.snapshot.id
+
+    @property
+    def manifest_dir(self) -> str:
+        """The table's ``manifest`` directory."""
+        return self.file_io.join(self.path, "manifest")
+
+    @property
+    def is_primary_key_table(self) -> bool:
+        """Whether the table has a primary key."""
+        return bool(self.schema.primary_keys)
+
+    def __repr__(self) -> str:
+        return f"<paimon_lens.Table {self.path!r} snapshot={self.snapshot_id} schema={self.schema.id}>"
+
+    def at(self, snapshot: int | str | _dt.datetime | None = None, **kwargs: Any) -> Table:
+        """The same table at another snapshot, sharing this object's manifest cache."""
+        snap, schema = _select(self.snapshot_manager, self.schema_manager, snapshot, **kwargs)
+        return Table(self.path, self.file_io, snap, schema, self.schema_manager, self.snapshot_manager,
+                     self._cache, self.progress)
+
+    # ---- reading metadata -----------------------------------------------------------------
+    def _map(self, fn: Callable[[str], T], names: Sequence[str], what: str) -> list[T]:
+        """Apply ``fn`` to each name, in threads for many files, with a progress bar if long."""
+        if len(names) <= 1:
+            return [fn(n) for n in names]
+        show = self.progress if self.progress is not None else len(names) > PROGRESS_THRESHOLD
+        with ThreadPoolExecutor(max_workers=min(8, len(names))) as pool:
+            it: Iterable[T] = pool.map(fn, names)
+            if show:
+                from tqdm.auto import tqdm
+
+                it = tqdm(it, total=len(names), desc=f"reading {what}", unit="file")
+            return list(it)
+
+    def _manifest_list(self, name: str, kind: str) -> list[ManifestFileMeta]:
+        key = f"{kind}:{name}"
+        if key not in self._cache.manifest_lists:
+            self._cache.manifest_lists[key] = read_manifest_list(self.file_io, self.manifest_dir, name, kind)
+        return self._cache.manifest_lists[key]
+
+    def manifest_files(self) -> list[ManifestFileMeta]:
+        """Manifest files of the snapshot: base list, then delta list."""
+        if self.snapshot is None:
+            return []
+        return (self._manifest_list(self.snapshot.base_manifest_list, "base")
+                + self._manifest_list(self.snapshot.delta_manifest_list, "delta"))
+
+    def _manifest(self, name: str) -> list[ManifestEntry]:
+        cached = self._cache.manifests.get(name)
+        if cached is None:
+            cached = read_manifest(self.file_io, self.manifest_dir, name)
+            self._cache.manifests[name] = cached
+        return cached
+
+    def manifest_entries(self) -> list[ManifestEntry]:
+        """Every entry of every manifest of the snapshot, ADD and DELETE, in order."""
+        names = [m.file_name for m in self.manifest_files()]
+        todo = [n for n in dict.fromkeys(names) if n not in self._cache.manifests]
+        self._map(self._manifest, todo, "manifests")
+        out: list[ManifestEntry] = []
+        for n in names:
+            out.extend(self._cache.manifests[n])
+        return out
+
+    def live_entries(self) -> list[ManifestEntry]:
+        """Live ADD entries of the snapshot (ADD/DELETE merged as Paimon does)."""
+        if self._live is None:
+            self._live = merge_entries(self.manifest_entries())
+        return self._live
+
+    def index_entries(self) -> list[IndexFileMeta]:
+        """Live entries of the snapshot's index manifest (HASH, DELETION_VECTORS, ...)."""
+        if self.snapshot is None or not self.snapshot.index_manifest:
+            return []
+        name = self.snapshot.index_manifest
+        if name not in self._cache.index_manifests:
+            self._cache.index_manifests[name] = read_index_manifest(self.file_io, self.manifest_dir, name)
+        return merge_index_entries(self._cache.index_manifests[name])
+
+    # ---- decoding ---------------------------------------------------------------------------
+    def decode_partition(self, partition: bytes, where: str) -> dict[str, Any]:
+        """Partition BinaryRow -> ``{column: internal value}``."""
+        fields = self.schema.partition_fields
+        values = decode_binary_row(partition, [f.type for f in fields], where, [f.name for f in fields])
+        return {f.name: v for f, v in zip(fields, values)}
+
+    def relative_path(self, entry: ManifestEntry, partition: dict[str, Any]) -> str:
+        """Path of a data file relative to the table directory."""
+        f = entry.file
+        if f.external_path:
+            return f.external_path
+        part = partition_path(list(partition.values()), self.schema.partition_fields, self.schema.options)
+        root = self.schema.options.get("data-file.path-directory")
+        prefix = "/".join(p for p in (root, part, bucket_dir(entry.bucket)) if p)
+        return f"{prefix}/{f.file_name}"
+
+    def _live_file(self, entry: ManifestEntry) -> LiveFile:
+        where = f"{self.manifest_dir}/{entry.manifest} entry {entry.file.file_name}"
+        partition = self.decode_partition(entry.partition, where + " _PARTITION")
+        path = self.relative_path(entry, partition)
+        f = entry.file
+        try:
+            file_schema = self.schema_manager.schema(f.schema_id)
+            fields = stats_fields(f, file_schema)
+            stored = decode_stats(f.value_stats, fields, where + " _VALUE_STATS")
+            stats = evolve_stats(stored, fields, file_schema, self.schema.fields, f.row_count)
+            return LiveFile(entry, partition, path, tuple(stats))
+        except (CorruptFileError, KeyError, TableNotFoundError) as e:
+            # One bad stats record must not stop the listing: report it on the file.
+            unknown = tuple(ColumnStats(None, None, None) for _ in self.schema.fields)
+            return LiveFile(entry, partition, path, unknown, stats_error=str(e))
+
+    def live_files(self) -> list[LiveFile]:
+        """Live data files with partition, path and stats (mapped to :attr:`schema`) decoded."""
+        if self._files is None:
+            self._files = [self._live_file(e) for e in self.live_entries()]
+        return self._files
+
+    def file_size(self, relative: str) -> int | None:
+        """Size of a file of the table (cached); None if it does not exist."""
+        if relative not in self._cache.sizes:
+            try:
+                self._cache.sizes[relative] = self.file_io.size(self.file_io.join(self.path, relative))
+            except (OSError, FileNotFoundError):
+                return None
+        return self._cache.sizes[relative]
+
+    def index_size(self, lf: LiveFile) -> int | None:
+        """Bytes of a file's index container (embedded length or external file size)."""
+        f = lf.entry.file
+        if f.embedded_index is not None:
+            return len(f.embedded_index)
+        rel = lf.index_file_path
+        return None if rel is None else self.file_size(rel)
+
+    # ---- frames -----------------------------------------------------------------------------
+    def snapshots(self) -> pd.DataFrame:
+        """Every snapshot still present (see :data:`paimon_lens.presentation.frames.SNAPSHOT_COLUMNS`)."""
+        from .presentation import frames
+
+        return frames.snapshots_frame(self.snapshot_manager.all())
+
+    def schemas(self) -> pd.DataFrame:
+        """Every schema version, one row per column per schema."""
+        from .presentation import frames
+
+        return frames.schemas_frame(self.schema_manager.all())
+
+    def manifests(self) -> pd.DataFrame:
+        """Manifest files of the snapshot, with decoded partition stats."""
+        from .presentation import frames
+
+        return frames.manifests_frame(self, self.manifest_files())
+
+    def files(self) -> pd.DataFrame:
+        """One row per live data file (see :data:`paimon_lens.presentation.frames.FILE_COLUMNS`)."""
+        from .presentation import frames
+
+        return frames.files_frame(self, self.live_files())
+
+    def index_manifest(self) -> pd.DataFrame:
+        """Entries of the snapshot's index manifest (deletion-vector and HASH index files)."""
+        from .presentation import frames
+
+        return frames.index_manifest_frame(self, self.index_entries())
+
+
+def _select(snapshots: SnapshotManager, schemas: SchemaManager, snapshot: int | str | _dt.datetime | None,
+            tag: str | None = None, timestamp_ms: int | None = None) -> tuple[Snapshot | None, TableSchema]:
+    """Resolve a snapshot selector; returns the snapshot and the schema to present it with."""
+    latest_schema = schemas.latest()
+    chosen: Snapshot | None
+    if tag is not None:
+        chosen = snapshots.tag(tag)
+    elif timestamp_ms is not None:
+        chosen = snapshots.at_or_before(timestamp_ms)
+    elif snapshot is None or snapshot == "latest":
+        sid = snapshots.latest_id()
+        return (None if sid is None else snapshots.snapshot(sid)), latest_schema
+    elif isinstance(snapshot, _dt.datetime):
+        ts = snapshot if snapshot.tzinfo else snapshot.astimezone()
+        chosen = snapshots.at_or_before(int(ts.timestamp() * 1000))
+    elif isinstance(snapshot, int) or (isinstance(snapshot, str) and snapshot.strip().lstrip("-").isdigit()):
+        chosen = snapshots.snapshot(int(snapshot))
+    elif snapshot == "earliest":
+        chosen = snapshots.earliest()
+    elif isinstance(snapshot, str) and snapshot.startswith("tag:"):
+        chosen = snapshots.tag(snapshot[4:])
+    elif isinstance(snapshot, str):
+        try:
+            when = _dt.datetime.fromisoformat(snapshot)
+        except ValueError:
+            raise SnapshotNotFoundError(
+                f"cannot understand snapshot selector {snapshot!r}: use an id, 'latest', 'earliest', "
+                "'tag:NAME' or an ISO timestamp") from None
+        return _select(snapshots, schemas, when)
+    else:
+        raise SnapshotNotFoundError(f"cannot understand snapshot selector {snapshot!r}")
+    return chosen, schemas.schema(chosen.schema_id)
+
+
+def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, tag: str | None = None,
+               timestamp_ms: int | None = None, storage_options: dict[str, Any] | None = None,
+               progress: bool | None = None) -> Table:
+    """Open the Paimon table in directory ``path`` at one snapshot.
+
+    Args:
+        path: table directory, local or ``s3://``/``hdfs://``/``oss://`` (needs the ``remote`` extra).
+        snapshot: ``None``/``"latest"``, ``"earliest"``, a snapshot id, ``"tag:NAME"``, a
+            ``datetime`` or ISO string (the latest snapshot committed at or before it).
+        tag: select the snapshot a tag points to.
+        timestamp_ms: select the latest snapshot committed at or before this epoch millisecond.
+        storage_options: passed to fsspec for remote paths.
+        progress: show a progress bar while reading many manifests (default: when many).
+
+    Raises:
+        TableNotFoundError: ``path`` holds no Paimon table.
+        SnapshotNotFoundError: the requested snapshot does not exist or has expired.
+    """
+    file_io = get_file_io(path, storage_options)
+    local = strip_file_scheme(path) if "://" not in path or path.startswith("file://") else path
+    local = local.rstrip("/") or "/"
+    schemas = SchemaManager(file_io, local)
+    if not schemas.list_ids():
+        if not file_io.exists(local):
+            raise TableNotFoundError(f"{path}: no such directory")
+        raise TableNotFoundError(f"{path} is not a Paimon table: it has no schema/schema-N files")
+    snapshots = SnapshotManager(file_io, local)
+    snap, schema = _select(snapshots, schemas, snapshot, tag=tag, timestamp_ms=timestamp_ms)
+    return Table(local, file_io, snap, schema, schemas, snapshots, progress=progress)
+
+
+__all__ = ["FILE_SOURCES", "LiveFile", "PaimonLensError", "Table", "open_table"]
