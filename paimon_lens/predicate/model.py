@@ -11,7 +11,7 @@ internal value form of :mod:`paimon_lens.types` (DATE as epoch day, TIMESTAMP as
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from ..types import DataType
 
@@ -97,7 +97,7 @@ class CompoundPredicate:
         return "(" + op.join(c.sql() for c in self.children) + ")"
 
 
-Predicate = Union[LeafPredicate, CompoundPredicate]
+Predicate = LeafPredicate | CompoundPredicate
 
 
 def and_(*preds: Predicate) -> Predicate:
