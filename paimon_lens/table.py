@@ -284,6 +284,20 @@ class Table:
 
         return frames.index_manifest_frame(self, self.index_entries())
 
+    def deletion_vectors(self) -> pd.DataFrame:
+        """Every deletion vector of the snapshot, decoded and CRC-checked (one row per data file)."""
+        from .deletion_vectors import table_deletion_vectors
+        from .presentation import frames
+
+        return frames.deletion_vectors_frame(self, table_deletion_vectors(self))
+
+    def hash_index(self) -> pd.DataFrame:
+        """HASH (dynamic bucket) index files of the snapshot, decoded."""
+        from .deletion_vectors import table_hash_index
+        from .presentation import frames
+
+        return frames.hash_index_frame(self, table_hash_index(self))
+
 
 def _select(snapshots: SnapshotManager, schemas: SchemaManager, snapshot: int | str | _dt.datetime | None,
             tag: str | None = None, timestamp_ms: int | None = None) -> tuple[Snapshot | None, TableSchema]:

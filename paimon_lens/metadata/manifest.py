@@ -7,7 +7,7 @@ Record layouts (Avro, read with each file's own writer schema):
   _MIN_BUCKET, _MAX_BUCKET, _MIN_LEVEL, _MAX_LEVEL, _MIN_ROW_ID, _MAX_ROW_ID``)
 * manifest: ``_KIND, _PARTITION, _BUCKET, _TOTAL_BUCKETS, _FILE{16 fields in 0.9, 20 in 2.x}``
 * index manifest: ``_KIND, _PARTITION, _BUCKET, _INDEX_TYPE, _FILE_NAME, _FILE_SIZE,
-  _ROW_COUNT, _DELETIONS_VECTORS_RANGES[{f0 data file, f1 offset, f2 length, f3 cardinality}]``
+  _ROW_COUNT, _DELETIONS_VECTORS_RANGES[{f0 data file, f1 offset, f2 length, _CARDINALITY (2.x)}]``
   (+2.x: ``_EXTERNAL_PATH, _GLOBAL_INDEX``)
 
 Live files: ADD entries not cancelled by a DELETE with the same identifier (partition, bucket,
@@ -195,7 +195,7 @@ class IndexFileMeta:
         dvs = None
         if ranges is not None:
             dvs = tuple(
-                DeletionVectorMeta(r["f0"], r["f1"], r["f2"], r.get("f3"))
+                DeletionVectorMeta(r["f0"], r["f1"], r["f2"], r.get("_CARDINALITY", r.get("f3")))
                 for r in ranges if r is not None
             )
         return IndexFileMeta(

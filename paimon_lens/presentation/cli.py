@@ -4,6 +4,7 @@ Subcommands print a readable table by default and one JSON object with ``--forma
 JSON shapes are a contract relied on by scripts (fields are added, never renamed or removed).
 
     paimon-lens files TABLE_PATH [--snapshot ID|latest|earliest|tag:NAME|ISO-TIME] [--format json]
+    paimon-lens dv DV_INDEX_FILE [--offset N --length N] [--bitmap64] [--format json]
 """
 
 from __future__ import annotations
@@ -68,6 +69,46 @@ def cmd_files(args: argparse.Namespace, out: Any) -> int:
     return 0
 
 
+def _dv_record(v: Any, positions: bool = True) -> dict[str, Any]:
+    rec: dict[str, Any] = {"offset": v.offset, "length": v.length, "kind": v.kind, "cardinality": v.cardinality,
+                           "crc_ok": v.crc_ok, "crc_stored": v.crc_stored, "crc_computed": v.crc_computed}
+    if positions:
+        rec["positions"] = v.to_list()
+    return rec
+
+
+def cmd_dv(args: argparse.Namespace, out: Any) -> int:
+    """``dv``: decode one deletion vector of a DV index file, or all of them."""
+    from ..formats.deletion_vector import read_deletion_vector, read_dv_index_file
+    from ..io.fileio import get_file_io
+
+    data = get_file_io(args.file).read_bytes(args.file)
+    bitmap64 = True if args.bitmap64 else None
+    if (args.offset is None) != (args.length is None):
+        raise PaimonLensError("give both --offset and --length, or neither")
+    if args.offset is not None:
+        v = read_deletion_vector(data, args.offset, args.length, bitmap64, args.file)
+        doc: dict[str, Any] = _dv_record(v)
+        if args.format == "json":
+            json.dump(doc, out)
+            out.write("\n")
+        else:
+            out.write(f"{args.file} @ {v.offset} (+{v.length}): {v.kind}-bit deletion vector, "
+                      f"{v.cardinality} deleted rows, CRC {'ok' if v.crc_ok else 'MISMATCH'}\n")
+            shown = doc["positions"][:50]
+            out.write("positions: " + ", ".join(map(str, shown)) + (" ..." if v.cardinality > 50 else "") + "\n")
+        return 0 if v.crc_ok else 1
+    vectors = read_dv_index_file(data, args.file, bitmap64=bitmap64)
+    if args.format == "json":
+        json.dump({"file": args.file, "deletion_vectors": [_dv_record(v) for v in vectors]}, out)
+        out.write("\n")
+    else:
+        out.write(f"{args.file}: {len(vectors)} deletion vectors\n\n")
+        _print_table([[v.offset, v.length, v.kind, v.cardinality, "ok" if v.crc_ok else "MISMATCH"] for v in vectors],
+                     ["offset", "length", "kind", "deleted rows", "crc"], out)
+    return 0 if all(v.crc_ok for v in vectors) else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``paimon-lens``."""
     from .. import __version__
@@ -83,6 +124,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="snapshot id, 'latest' (default), 'earliest', 'tag:NAME' or an ISO timestamp")
     files.add_argument("--format", choices=("table", "json"), default="table")
     files.set_defaults(func=cmd_files)
+
+    dv = sub.add_parser("dv", help="decode deletion vectors of a deletion-vector index file")
+    dv.add_argument("file", help="deletion-vector index file (index/index-...)")
+    dv.add_argument("--offset", type=int, help="blob offset (from the index manifest)")
+    dv.add_argument("--length", type=int, help="recorded blob length (from the index manifest)")
+    dv.add_argument("--bitmap64", action="store_true", help="expect a 64-bit deletion vector (default: from magic)")
+    dv.add_argument("--format", choices=("table", "json"), default="table")
+    dv.set_defaults(func=cmd_dv)
     return p
 
 

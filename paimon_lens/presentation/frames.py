@@ -16,6 +16,7 @@ from ..metadata.manifest import FILE_SOURCES, IndexFileMeta, ManifestFileMeta
 from ..metadata.schema import TableSchema
 from ..metadata.snapshot import Snapshot
 from ..metadata.stats import decode_stats
+from ..deletion_vectors import DeletionVectorInfo, HashIndexInfo, index_file_path
 from ..values import to_json, to_python
 
 if TYPE_CHECKING:
@@ -274,11 +275,6 @@ def files_frame(table: Table, files: Sequence[LiveFile]) -> pd.DataFrame:
     return _frame(rows, [*FILE_COLUMNS, *stat_cols])
 
 
-def index_file_path(table: Table, e: IndexFileMeta) -> str:
-    """Path of an index-manifest file relative to the table directory."""
-    return e.external_path or f"index/{e.file_name}"
-
-
 def index_manifest_frame(table: Table, entries: Sequence[IndexFileMeta]) -> pd.DataFrame:
     """Frame of :data:`INDEX_MANIFEST_COLUMNS`."""
     pfields = {p.name: p.type for p in table.schema.partition_fields}
@@ -293,3 +289,56 @@ def index_manifest_frame(table: Table, entries: Sequence[IndexFileMeta]) -> pd.D
             "external_path": e.external_path, "manifest": e.manifest,
         })
     return _frame(rows, INDEX_MANIFEST_COLUMNS)
+
+
+DELETION_VECTOR_COLUMNS = {
+    "partition": "partition values",
+    "bucket": "bucket",
+    "data_file": "data file the vector belongs to",
+    "index_file": "deletion-vector index file, relative to the table directory",
+    "offset": "byte offset of the blob in the index file (from the index manifest)",
+    "length": "recorded length (32-bit: magic + bitmap; 64-bit: the whole blob)",
+    "kind": "32 (BitmapDeletionVector) or 64 (Bitmap64DeletionVector)",
+    "cardinality": "deleted rows (decoded)",
+    "stored_cardinality": "deleted rows as recorded in the index manifest (2.x)",
+    "row_count": "rows of the data file",
+    "deleted_ratio": "cardinality / row_count",
+    "crc_ok": "the blob's CRC-32 matches (Paimon itself does not check it)",
+    "error": "why the vector could not be decoded, if it could not",
+}
+
+HASH_INDEX_COLUMNS = {
+    "partition": "partition values",
+    "bucket": "bucket",
+    "index_file": "HASH index file, relative to the table directory",
+    "file_size": "bytes",
+    "row_count": "key hashes recorded in the index manifest",
+    "hash_count": "key hashes in the file",
+    "distinct_hashes": "distinct key hashes",
+    "error": "why the file could not be decoded, if it could not",
+}
+
+
+def deletion_vectors_frame(table: Table, dvs: Sequence[DeletionVectorInfo]) -> pd.DataFrame:
+    """Frame of :data:`DELETION_VECTOR_COLUMNS`."""
+    pfields = {p.name: p.type for p in table.schema.partition_fields}
+    rows = [{
+        "partition": {k: to_python(v, pfields[k]) for k, v in d.partition.items()},
+        "bucket": d.bucket, "data_file": d.data_file, "index_file": d.index_file, "offset": d.offset,
+        "length": d.length, "kind": d.kind, "cardinality": d.cardinality,
+        "stored_cardinality": d.stored_cardinality, "row_count": d.row_count, "deleted_ratio": d.deleted_ratio,
+        "crc_ok": d.crc_ok, "error": d.error,
+    } for d in dvs]
+    return _frame(rows, DELETION_VECTOR_COLUMNS)
+
+
+def hash_index_frame(table: Table, infos: Sequence[HashIndexInfo]) -> pd.DataFrame:
+    """Frame of :data:`HASH_INDEX_COLUMNS`."""
+    pfields = {p.name: p.type for p in table.schema.partition_fields}
+    rows = [{
+        "partition": {k: to_python(v, pfields[k]) for k, v in h.partition.items()},
+        "bucket": h.bucket, "index_file": h.index_file, "file_size": h.file_size, "row_count": h.row_count,
+        "hash_count": None if h.index is None else h.index.count,
+        "distinct_hashes": None if h.index is None else h.index.distinct_count, "error": h.error,
+    } for h in infos]
+    return _frame(rows, HASH_INDEX_COLUMNS)

@@ -1,0 +1,126 @@
+"""Deletion vectors and HASH index files of a snapshot, located through its index manifest.
+
+Each ``DELETION_VECTORS`` entry of the index manifest names an index file and, per data file, the
+offset, length and (2.x) cardinality of that file's blob; :func:`table_deletion_vectors` reads
+every index file once, decodes every blob (CRC checked), and keeps going past a corrupt one,
+recording the error on its row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pyroaring import BitMap, BitMap64
+
+from .errors import PaimonLensError
+from .formats.deletion_vector import read_deletion_vector
+from .formats.hash_index import HashIndex, read_hash_index
+from .metadata.manifest import IndexFileMeta
+
+if TYPE_CHECKING:
+    from .table import Table
+
+DELETION_VECTORS = "DELETION_VECTORS"
+HASH = "HASH"
+
+
+@dataclass(frozen=True)
+class DeletionVectorInfo:
+    """One data file's deletion vector, decoded (``error`` set instead when it could not be)."""
+
+    partition: dict[str, Any]
+    bucket: int
+    data_file: str
+    index_file: str
+    offset: int
+    length: int
+    stored_cardinality: int | None
+    kind: str | None
+    cardinality: int | None
+    positions: BitMap | BitMap64 | None
+    crc_ok: bool | None
+    row_count: int | None
+    error: str | None = None
+
+    @property
+    def deleted_ratio(self) -> float | None:
+        """Deleted rows / rows of the data file."""
+        if self.cardinality is None or not self.row_count:
+            return None
+        return self.cardinality / self.row_count
+
+
+def index_file_path(table: Table, entry: IndexFileMeta) -> str:
+    """Path of an index-manifest file relative to the table directory."""
+    return entry.external_path or f"index/{entry.file_name}"
+
+
+def _read(table: Table, relative: str) -> bytes:
+    path = relative if "://" in relative or relative.startswith("/") else table.file_io.join(table.path, relative)
+    return table.file_io.read_bytes(path)
+
+
+def table_deletion_vectors(table: Table) -> list[DeletionVectorInfo]:
+    """Every deletion vector of the snapshot, in index-manifest order."""
+    rows_by_file = {lf.entry.file.file_name: lf.entry.file.row_count for lf in table.live_files()}
+    bitmap64 = table.schema.options.get("deletion-vectors.bitmap64", "false").lower() == "true"
+    out: list[DeletionVectorInfo] = []
+    for e in table.index_entries():
+        if e.index_type != DELETION_VECTORS:
+            continue
+        rel = index_file_path(table, e)
+        part = table.decode_partition(e.partition, f"{table.manifest_dir}/{e.manifest} _PARTITION")
+        data: bytes | None = None
+        read_error: str | None = None
+        try:
+            data = _read(table, rel)
+        except (OSError, PaimonLensError) as ex:
+            read_error = f"{rel}: {ex}"
+        for dv in e.deletion_vectors or ():
+            base = dict(partition=part, bucket=e.bucket, data_file=dv.data_file, index_file=rel,
+                        offset=dv.offset, length=dv.length, stored_cardinality=dv.cardinality,
+                        row_count=rows_by_file.get(dv.data_file))
+            if data is None:
+                out.append(DeletionVectorInfo(**base, kind=None, cardinality=None, positions=None, crc_ok=None,
+                                              error=read_error))
+                continue
+            try:
+                # The blob's magic says its kind; the option is only the writer's default.
+                v = read_deletion_vector(data, dv.offset, dv.length, None, table.file_io.join(table.path, rel))
+            except PaimonLensError as ex:
+                out.append(DeletionVectorInfo(**base, kind="64" if bitmap64 else "32", cardinality=None,
+                                              positions=None, crc_ok=None, error=str(ex)))
+                continue
+            out.append(DeletionVectorInfo(**base, kind=v.kind, cardinality=v.cardinality, positions=v.positions,
+                                          crc_ok=v.crc_ok))
+    return out
+
+
+@dataclass(frozen=True)
+class HashIndexInfo:
+    """One bucket's HASH index file, decoded (``error`` set instead when it could not be)."""
+
+    partition: dict[str, Any]
+    bucket: int
+    index_file: str
+    row_count: int
+    file_size: int
+    index: HashIndex | None
+    error: str | None = None
+
+
+def table_hash_index(table: Table) -> list[HashIndexInfo]:
+    """Every HASH (dynamic bucket) index file of the snapshot."""
+    out = []
+    for e in table.index_entries():
+        if e.index_type != HASH:
+            continue
+        rel = index_file_path(table, e)
+        part = table.decode_partition(e.partition, f"{table.manifest_dir}/{e.manifest} _PARTITION")
+        try:
+            idx = read_hash_index(_read(table, rel), table.file_io.join(table.path, rel), e.row_count)
+            out.append(HashIndexInfo(part, e.bucket, rel, e.row_count, e.file_size, idx))
+        except (OSError, PaimonLensError) as ex:
+            out.append(HashIndexInfo(part, e.bucket, rel, e.row_count, e.file_size, None, str(ex)))
+    return out
