@@ -8,7 +8,7 @@ recording the error on its row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap, BitMap64
@@ -78,22 +78,19 @@ def table_deletion_vectors(table: Table) -> list[DeletionVectorInfo]:
         except (OSError, PaimonLensError) as ex:
             read_error = f"{rel}: {ex}"
         for dv in e.deletion_vectors or ():
-            base = dict(partition=part, bucket=e.bucket, data_file=dv.data_file, index_file=rel,
-                        offset=dv.offset, length=dv.length, stored_cardinality=dv.cardinality,
-                        row_count=rows_by_file.get(dv.data_file))
+            base = DeletionVectorInfo(part, e.bucket, dv.data_file, rel, dv.offset, dv.length, dv.cardinality,
+                                      kind=None, cardinality=None, positions=None, crc_ok=None,
+                                      row_count=rows_by_file.get(dv.data_file), error=read_error)
             if data is None:
-                out.append(DeletionVectorInfo(**base, kind=None, cardinality=None, positions=None, crc_ok=None,
-                                              error=read_error))
+                out.append(base)
                 continue
             try:
                 # The blob's magic says its kind; the option is only the writer's default.
                 v = read_deletion_vector(data, dv.offset, dv.length, None, table.file_io.join(table.path, rel))
             except PaimonLensError as ex:
-                out.append(DeletionVectorInfo(**base, kind="64" if bitmap64 else "32", cardinality=None,
-                                              positions=None, crc_ok=None, error=str(ex)))
+                out.append(replace(base, kind="64" if bitmap64 else "32", error=str(ex)))
                 continue
-            out.append(DeletionVectorInfo(**base, kind=v.kind, cardinality=v.cardinality, positions=v.positions,
-                                          crc_ok=v.crc_ok))
+            out.append(replace(base, kind=v.kind, cardinality=v.cardinality, positions=v.positions, crc_ok=v.crc_ok))
     return out
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import paimon_lens as pl
-from paimon_lens.table import Table
 from paimon_lens.deletion_vectors import table_deletion_vectors, table_hash_index
+from paimon_lens.table import Table
 from tests.conftest import load_json, oracle_paths
 
 WITH_INDEX = [p for p in oracle_paths() if load_json(p)["index_manifest_entries"]]

@@ -2,20 +2,27 @@
 
 * ``REMAIN``: the index cannot rule the file out (it may hold matching rows).
 * ``SKIP``: no row of the file can match.
-* :class:`BitmapIndexResult`: the row positions that may match (bitmap, range-bitmap, bsi).
+* :class:`BitmapIndexResult`: the row positions that may match (bitmap V2, range-bitmap, bsi;
+  0.9's bitmap V1 reader returns the same thing under the name ``BitmapIndexResultLazy``).
   A bitmap result "remains" when it is not empty.
 
-Combination rules follow Paimon (``FileIndexResult`` / ``BitmapIndexResult``):
+Combination rules, as in Paimon 2.0.0's ``FileIndexResult`` (interface defaults and the two
+constants) and ``BitmapIndexResult`` (``x`` is any result, ``other`` a non-bitmap result):
 
-=====================  ============================  ===============================
-left                   ``left.and_(right)``          ``left.or_(right)``
-=====================  ============================  ===============================
-REMAIN                 right                         REMAIN
-SKIP                   SKIP                          right
-bitmap, right bitmap   intersection                  union
-bitmap, right other    left if right remains else    right if left is empty, else
-                       SKIP                          see :meth:`BitmapIndexResult.or_`
-=====================  ============================  ===============================
+=========================  ==============================  ==================================
+left                       ``left.and_(right)``            ``left.or_(right)``
+=========================  ==============================  ==================================
+REMAIN                     right                           REMAIN
+SKIP                       SKIP                            right
+bitmap, right bitmap       intersection                    union
+bitmap, right ``other``    left if right remains, else     REMAIN if right remains, else left
+                           SKIP                            (kept even when it is empty)
+=========================  ==============================  ==================================
+
+Paimon 0.9.0 differs in one place: ``BitmapIndexResultLazy.or`` with a non-bitmap right side
+applies the *and* default (left if right remains, else SKIP), so ``bitmap OR SKIP`` is SKIP and
+``empty bitmap OR REMAIN`` is an empty bitmap. :func:`or_paimon_09` reproduces that bug for
+comparisons with 0.9 results; nothing else in paimon-lens uses it.
 """
 
 from __future__ import annotations
@@ -37,8 +44,8 @@ class FileIndexResult:
         return self if other.remain() else SKIP
 
     def or_(self, other: FileIndexResult) -> FileIndexResult:
-        """Paimon's default ``or``: self if it remains, else the other."""
-        return self if self.remain() else other
+        """Paimon's default ``or``: REMAIN if the other remains, else self."""
+        return REMAIN if other.remain() else self
 
 
 class _Remain(FileIndexResult):
@@ -99,6 +106,10 @@ class BitmapIndexResult(FileIndexResult):
             return BitmapIndexResult(self.bitmap | other.bitmap)
         return super().or_(other)
 
+    def and_not(self, deletion: BitMap) -> BitmapIndexResult:
+        """The positions not in ``deletion`` (Paimon's ``andNot``, used with deletion vectors)."""
+        return BitmapIndexResult(self.bitmap - deletion)
+
     def positions(self) -> list[int]:
         """The positions as a sorted list."""
         return list(self.bitmap)
@@ -111,3 +122,14 @@ class BitmapIndexResult(FileIndexResult):
 
     def __hash__(self) -> int:
         return hash(("BITMAP", len(self.bitmap)))
+
+
+def or_paimon_09(left: FileIndexResult, right: FileIndexResult) -> FileIndexResult:
+    """``left.or(right)`` as Paimon 0.9.0 computes it, including its bitmap bug.
+
+    Only a bitmap left side with a non-bitmap right side differs from :meth:`FileIndexResult.or_`:
+    0.9.0 answers ``left`` if ``right`` remains, else SKIP (the *and* default).
+    """
+    if isinstance(left, BitmapIndexResult) and not isinstance(right, BitmapIndexResult):
+        return left if right.remain() else SKIP
+    return left.or_(right)
