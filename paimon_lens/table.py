@@ -107,6 +107,7 @@ class Table:
         self._cache = cache or _Cache()
         self._live: list[ManifestEntry] | None = None
         self._files: list[LiveFile] | None = None
+        self._indexes: list[Any] | None = None
 
     # ---- identity ---------------------------------------------------------------------------
     @property
@@ -283,6 +284,38 @@ class Table:
         from .presentation import frames
 
         return frames.index_manifest_frame(self, self.index_entries())
+
+    def _index_infos(self) -> list[Any]:
+        if self._indexes is None:
+            from .file_indexes import table_file_indexes
+
+            self._indexes = table_file_indexes(self)
+        return self._indexes
+
+    def file_indexes(self, index_type: str | None = None) -> pd.DataFrame:
+        """One row per data file x column x index type with the decoded summary of each index.
+
+        See :mod:`paimon_lens.presentation.index_frames` for the columns.
+        """
+        from .presentation import index_frames
+
+        return index_frames.file_indexes_frame(self, self._index_infos(), index_type)
+
+    def bloom_filters(self) -> pd.DataFrame:
+        """:meth:`file_indexes` of the bloom-filter indexes (fill ratio, estimated items and fpp)."""
+        return self.file_indexes("bloom-filter")
+
+    def range_bitmaps(self) -> pd.DataFrame:
+        """:meth:`file_indexes` of the range-bitmap indexes (cardinality, min, max, chunks, slices)."""
+        return self.file_indexes("range-bitmap")
+
+    def bitmap_values(self, column: str) -> pd.DataFrame:
+        """Every value of ``column``'s bitmap indexes with its row count and bitmap bytes, per file."""
+        from .presentation import index_frames
+
+        if column not in self.schema.field_names and "[" not in column:
+            raise PaimonLensError(f"no column {column!r} in {self.name}: {', '.join(self.schema.field_names)}")
+        return index_frames.bitmap_values_frame(self, self._index_infos(), column)
 
     def deletion_vectors(self) -> pd.DataFrame:
         """Every deletion vector of the snapshot, decoded and CRC-checked (one row per data file)."""

@@ -34,9 +34,17 @@ from .types import EPOCH_DATE, DataType, Timestamp, date_from_days
 _F32 = struct.Struct("<f")
 
 
+_FLT_MAX = 3.4028234663852886e38
+_FLT_OVERFLOW = 3.4028235677973366e38  # FLT_MAX + half an ulp: rounds to infinity from here
+
+
 def float32(value: float) -> float:
-    """Round a Python float to the nearest float32 (what a Java ``float`` holds)."""
-    return float(_F32.unpack(_F32.pack(value))[0])
+    """Round a Python float to the nearest float32 (what a Java ``(float)`` cast gives)."""
+    if not math.isfinite(value) or abs(value) <= _FLT_MAX:
+        return float(_F32.unpack(_F32.pack(value))[0])
+    if abs(value) >= _FLT_OVERFLOW:
+        return math.copysign(math.inf, value)
+    return math.copysign(_FLT_MAX, value)
 
 
 def shortest_float32(value: float) -> float:

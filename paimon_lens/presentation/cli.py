@@ -4,6 +4,8 @@ Subcommands print a readable table by default and one JSON object with ``--forma
 JSON shapes are a contract relied on by scripts (fields are added, never renamed or removed).
 
     paimon-lens files TABLE_PATH [--snapshot ID|latest|earliest|tag:NAME|ISO-TIME] [--format json]
+    paimon-lens indexes TABLE_PATH [--snapshot S] [--format json]
+    paimon-lens probe CONTAINER_FILE --schema "a INT, b STRING" (--where SQL | --where-file FILE) [--format json]
     paimon-lens dv DV_INDEX_FILE [--offset N --length N] [--bitmap64] [--format json]
 """
 
@@ -69,6 +71,88 @@ def cmd_files(args: argparse.Namespace, out: Any) -> int:
     return 0
 
 
+_FACTS = ("cardinality", "null_count", "min", "max", "fill_ratio", "false_positive_probability", "slice_count")
+
+
+def _fact(key: str, value: Any) -> str:
+    if isinstance(value, float):
+        return f"{key}={value:.3g}"
+    return f"{key}={value}"
+
+
+def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
+    """``indexes``: every file index of a snapshot, decoded."""
+    from ..file_indexes import table_file_indexes
+    from .index_frames import indexes_json
+
+    table = _open(args)
+    infos = table_file_indexes(table)
+    if args.format == "json":
+        json.dump(indexes_json(table, infos), out, ensure_ascii=False, default=str, allow_nan=False)
+        out.write("\n")
+        return 0
+    out.write(f"table {table.path}  snapshot {table.snapshot_id}  {len(infos)} indexes\n\n")
+    rows = []
+    for i in infos:
+        s = i.summary()
+        facts = ", ".join(_fact(k, s[k]) for k in _FACTS if s.get(k) is not None)
+        rows.append([i.file.entry.file.file_name, i.column, i.index_type, i.storage, _human_bytes(i.bytes),
+                     i.error or facts])
+    _print_table(rows, ["file", "column", "index", "storage", "bytes", "summary"], out)
+    return 1 if any(i.error for i in infos) else 0
+
+
+def _read_where_file(path: str) -> list[str]:
+    """One predicate per non-empty line; ``--`` comments and blank lines are skipped."""
+    with open(path, encoding="utf-8") as f:
+        lines = [line.strip() for line in f]
+    return [line for line in lines if line and not line.startswith("--")]
+
+
+def _result_record(result: Any) -> dict[str, Any]:
+    from ..formats.result import BitmapIndexResult
+
+    if isinstance(result, BitmapIndexResult):
+        return {"result": "BITMAP", "positions": result.positions(), "remain": result.remain()}
+    return {"result": result.kind, "positions": None, "remain": result.remain()}
+
+
+def cmd_probe(args: argparse.Namespace, out: Any) -> int:
+    """``probe``: evaluate predicates on one file-index container, as Paimon's FileIndexPredicate."""
+    from ..formats.file_index import FileIndexFormatReader
+    from ..formats.file_index_predicate import FileIndexPredicate
+    from ..predicate.parser import parse_where
+    from ..types import parse_row_type
+
+    if (args.where is None) == (args.where_file is None):
+        raise PaimonLensError("give exactly one of --where SQL or --where-file FILE")
+    fields = parse_row_type(args.schema)
+    container = FileIndexFormatReader.open(args.container)
+    evaluator = FileIndexPredicate(container, fields)
+    sqls = [args.where] if args.where is not None else _read_where_file(args.where_file)
+    results: list[dict[str, Any]] = []
+    for sql in sqls:
+        try:
+            rec = {"where": sql, **_result_record(evaluator.evaluate(parse_where(sql, fields)))}
+        except PaimonLensError as e:
+            if args.where is not None:
+                raise
+            rec = {"where": sql, "result": "ERROR", "positions": None, "error": str(e)}
+        results.append(rec)
+    if args.format == "json":
+        doc: dict[str, Any] = results[0] if args.where is not None else {"predicates": results}
+        json.dump(doc, out, ensure_ascii=False)
+        out.write("\n")
+    else:
+        for r in results:
+            pos = r["positions"]
+            shown = "" if pos is None else f" {len(pos)} rows: " + ", ".join(map(str, pos[:20])) + (
+                " ..." if len(pos) > 20 else "")
+            note = f"  ({r['error']})" if "error" in r else ""
+            out.write(f"{r['result']:<6}{shown}  <- {r['where']}{note}\n")
+    return 0
+
+
 def _dv_record(v: Any, positions: bool = True) -> dict[str, Any]:
     rec: dict[str, Any] = {"offset": v.offset, "length": v.length, "kind": v.kind, "cardinality": v.cardinality,
                            "crc_ok": v.crc_ok, "crc_stored": v.crc_stored, "crc_computed": v.crc_computed}
@@ -124,6 +208,20 @@ def build_parser() -> argparse.ArgumentParser:
                        help="snapshot id, 'latest' (default), 'earliest', 'tag:NAME' or an ISO timestamp")
     files.add_argument("--format", choices=("table", "json"), default="table")
     files.set_defaults(func=cmd_files)
+
+    idx = sub.add_parser("indexes", help="decode every file index of a snapshot")
+    idx.add_argument("table", help="table directory")
+    idx.add_argument("--snapshot", default=None, help="snapshot selector (see files)")
+    idx.add_argument("--format", choices=("table", "json"), default="table")
+    idx.set_defaults(func=cmd_indexes)
+
+    probe = sub.add_parser("probe", help="evaluate predicates on one file-index container (.index file)")
+    probe.add_argument("container", help="file-index container file")
+    probe.add_argument("--schema", required=True, help='row type of the data file, e.g. "c_int INT, c_string STRING"')
+    probe.add_argument("--where", help="SQL predicate")
+    probe.add_argument("--where-file", help="file with one SQL predicate per line")
+    probe.add_argument("--format", choices=("table", "json"), default="table")
+    probe.set_defaults(func=cmd_probe)
 
     dv = sub.add_parser("dv", help="decode deletion vectors of a deletion-vector index file")
     dv.add_argument("file", help="deletion-vector index file (index/index-...)")

@@ -1,0 +1,132 @@
+"""The file indexes of a snapshot: every data file's container, decoded column by column.
+
+For each live data file the index container is taken from the manifest
+(``_EMBEDDED_FILE_INDEX``) or from the external ``.index`` file listed in ``_EXTRA_FILES``; each
+column's indexes are decoded with the type the column had in the file's own schema (map-key
+entries ``col[key]`` with the map's value type). A corrupt container or index is recorded on its
+row (``error``) and the rest of the table is still decoded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .errors import PaimonLensError
+from .formats.file_index import FileIndexFormatReader, IndexEntry
+from .formats.file_index_predicate import index_field_type
+from .formats.reader import FileIndexReader
+from .types import DataType
+
+if TYPE_CHECKING:
+    from .table import LiveFile, Table
+
+VALUE_KEYS = frozenset({"min", "max"})
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    """One index of one column of one data file (``reader`` None when it could not be decoded)."""
+
+    file: LiveFile
+    column: str
+    index_type: str
+    storage: str  # embedded | external
+    index_file: str | None
+    bytes: int
+    data_type: DataType | None
+    reader: FileIndexReader | None
+    error: str | None = None
+
+    def summary(self) -> dict[str, Any]:
+        """Scalar facts of the index (type-specific; internal values for ``min``/``max``)."""
+        if self.reader is None:
+            return {}
+        return summarize(self.reader)
+
+
+def summarize(reader: FileIndexReader) -> dict[str, Any]:
+    """A flat dict of a reader's ``summary()`` (nested per-value details left out)."""
+    fn = getattr(reader, "summary", None) or getattr(reader, "info", None)
+    if fn is None:
+        return {}
+    raw = fn()
+    if dataclasses.is_dataclass(raw) and not isinstance(raw, type):
+        items = {f.name: getattr(raw, f.name) for f in dataclasses.fields(raw)}
+        for name in ("index_block_count", "dictionary_bytes"):
+            if hasattr(raw, name):
+                items[name] = getattr(raw, name)
+    elif isinstance(raw, dict):
+        items = dict(raw)
+    else:
+        return {}
+    out: dict[str, Any] = {}
+    for k, v in items.items():
+        if k == "index_type":
+            continue
+        if isinstance(v, (tuple, list)) and v and dataclasses.is_dataclass(v[0]):
+            continue  # per-value details have their own frames
+        out[k] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def open_container(table: Table, lf: LiveFile) -> FileIndexFormatReader | None:
+    """The file's index container (None if it has none)."""
+    f = lf.entry.file
+    if f.embedded_index is not None:
+        where = f"{table.manifest_dir}/{lf.entry.manifest} entry {f.file_name}: _EMBEDDED_FILE_INDEX"
+        return FileIndexFormatReader(f.embedded_index, where)
+    rel = lf.index_file_path
+    if rel is None:
+        return None
+    return FileIndexFormatReader.open(table.file_io.join(table.path, rel), table.file_io)
+
+
+def file_indexes(table: Table, lf: LiveFile) -> Iterator[IndexInfo]:
+    """Every (column, index type) of one file, decoded lazily per index."""
+    location = lf.index_location
+    if location == "none":
+        return
+    index_file = lf.index_file_path
+    try:
+        container = open_container(table, lf)
+    except (PaimonLensError, OSError) as e:
+        yield IndexInfo(lf, "", "", location, index_file, table.index_size(lf) or 0, None, None, str(e))
+        return
+    if container is None:
+        return
+    schema = table.schema_manager.schema(lf.entry.file.schema_id)
+    for col in container.layout.columns:
+        dtype = index_field_type(schema.fields, col.column)
+        for entry in col.indexes:
+            try:
+                reader = _create_reader(container, col.column, entry, dtype)
+                summarize(reader)  # decode now so that corruption shows up on this row
+                yield IndexInfo(lf, col.column, entry.index_type, location, index_file,
+                                max(entry.length, 0), dtype, reader)
+            except (PaimonLensError, OSError, ValueError) as e:
+                yield IndexInfo(lf, col.column, entry.index_type, location, index_file,
+                                max(entry.length, 0), dtype, None, str(e))
+
+
+def _create_reader(container: FileIndexFormatReader, column: str, entry: IndexEntry,
+                   dtype: DataType | None) -> FileIndexReader:
+    from .formats.reader import EmptyFileIndexReader
+    from .formats.registry import UnsupportedIndexReader, create_reader
+
+    if entry.empty:
+        return EmptyFileIndexReader()
+    if dtype is None:
+        return UnsupportedIndexReader(entry.index_type, f"column {column!r} is not in the file's row type")
+    data = container.read_entry(entry) or b""
+    return create_reader(entry.index_type, dtype, data, container.path, container.base + entry.start)
+
+
+def table_file_indexes(table: Table) -> list[IndexInfo]:
+    """Every index of every live file of the snapshot."""
+    out: list[IndexInfo] = []
+    for lf in table.live_files():
+        out.extend(file_indexes(table, lf))
+    return out

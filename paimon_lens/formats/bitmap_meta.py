@@ -1,0 +1,714 @@
+"""Key handling for Paimon's bitmap file index: encodings, Java equality/ordering, Java hashing.
+
+The bitmap index (:mod:`paimon_lens.formats.bitmap`) stores one key per distinct value. Every
+key is handled here in a *raw key* form chosen so that Python's ``==``/``hash`` behave like
+the Java ``equals`` Paimon's ``HashMap`` uses, and Python's ``<`` like the comparator Paimon's
+V2 writer sorts by and its reader binary-searches with:
+
+==============================  ===============  =====================================
+type                            stored key       raw key
+==============================  ===============  =====================================
+CHAR / VARCHAR / STRING         len:i32 + UTF-8  ``bytes`` (compared unsigned, bytewise)
+TINYINT / SMALLINT              i8 / i16         ``int``
+INT / DATE / TIME               i32              ``int``
+BIGINT                          i64              ``int``
+TIMESTAMP(_LTZ)(p)              i64              ``int``: epoch millis (p <= 3) else micros
+FLOAT / DOUBLE                  IEEE bits        ``int``: sortable form of the canonical bits
+BOOLEAN                         1 byte           ``bool`` (stored byte != 0)
+==============================  ===============  =====================================
+
+Floats follow ``Float.equals``/``Float.compare``: equality of ``floatToIntBits`` (every NaN is
+the canonical NaN, ``-0.0 != 0.0``) and the total order ``-inf < ... < -0.0 < 0.0 < ... < inf <
+NaN``; the sortable form maps the canonical bits to a signed integer with exactly that order.
+
+The writer must also reproduce the *iteration order* of ``java.util.HashMap`` (V1 dictionary
+order and the bitmap body order of both versions), so this module emulates ``HashMap``'s
+``computeIfAbsent``, resizing and tree bins (see :class:`JavaHashMapOrder`), with the Java
+``hashCode`` of each key type (:meth:`KeyCodec.java_hash`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import struct
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+from ..errors import UnsupportedError
+from ..types import EPOCH_DATE, DataType, Timestamp
+
+_M32 = 0xFFFFFFFF
+_M64 = 0xFFFFFFFFFFFFFFFF
+_F32_CANONICAL_NAN = 0x7FC00000
+_F64_CANONICAL_NAN = 0x7FF8000000000000
+
+_F32 = struct.Struct(">f")
+_U32 = struct.Struct(">I")
+_F64 = struct.Struct(">d")
+_U64 = struct.Struct(">Q")
+_I32 = struct.Struct(">i")
+_U32LE = struct.Struct("<I")
+
+
+# ---- float raw keys ----------------------------------------------------------------------------
+
+def _f32_bits(value: float) -> int:
+    """``Float.floatToIntBits`` of a Python float rounded to float32 (NaN canonical)."""
+    if math.isnan(value):
+        return _F32_CANONICAL_NAN
+    try:
+        packed = _F32.pack(value)
+    except OverflowError:
+        packed = _F32.pack(math.copysign(math.inf, value))
+    bits: int = _U32.unpack(packed)[0]
+    return bits
+
+
+def _f64_bits(value: float) -> int:
+    """``Double.doubleToLongBits`` (NaN canonical)."""
+    if math.isnan(value):
+        return _F64_CANONICAL_NAN
+    bits: int = _U64.unpack(_F64.pack(value))[0]
+    return bits
+
+
+def _canonical_f32(bits: int) -> int:
+    return _F32_CANONICAL_NAN if (bits & 0x7F800000) == 0x7F800000 and bits & 0x007FFFFF else bits
+
+
+def _canonical_f64(bits: int) -> int:
+    if (bits & 0x7FF0000000000000) == 0x7FF0000000000000 and bits & 0x000FFFFFFFFFFFFF:
+        return _F64_CANONICAL_NAN
+    return bits
+
+
+def _sortable(bits: int, sign: int) -> int:
+    """Canonical IEEE bits -> an int ordered like ``Float.compare``/``Double.compare``."""
+    return bits if bits < sign else -(bits - sign) - 1
+
+
+def _unsortable(key: int, sign: int) -> int:
+    return key if key >= 0 else (-key - 1) | sign
+
+
+# ---- Java hash codes ---------------------------------------------------------------------------
+
+def _rotl32(x: int, r: int) -> int:
+    return ((x << r) | (x >> (32 - r))) & _M32
+
+
+def _mix_k1(k1: int) -> int:
+    k1 = (k1 * 0xCC9E2D51) & _M32
+    k1 = _rotl32(k1, 15)
+    return (k1 * 0x1B873593) & _M32
+
+
+def _mix_h1(h1: int, k1: int) -> int:
+    h1 ^= k1
+    h1 = _rotl32(h1, 13)
+    return (h1 * 5 + 0xE6546B64) & _M32
+
+
+def binary_string_hash(data: bytes) -> int:
+    """``BinaryString.hashCode()`` (Paimon's Murmur3 variant, seed 42), as an unsigned 32-bit int.
+
+    Whole 4-byte words are read little-endian (``MemorySegment.getInt`` on x86); each trailing
+    byte is sign-extended and mixed as a word of its own.
+    """
+    n = len(data)
+    aligned = n - n % 4
+    h1 = 42
+    for (word,) in _U32LE.iter_unpack(data[:aligned]):
+        h1 = _mix_h1(h1, _mix_k1(word))
+    for b in data[aligned:]:
+        h1 = _mix_h1(h1, _mix_k1((b - 256 if b > 127 else b) & _M32))
+    h1 ^= n
+    h1 ^= h1 >> 16
+    h1 = (h1 * 0x85EBCA6B) & _M32
+    h1 ^= h1 >> 13
+    h1 = (h1 * 0xC2B2AE35) & _M32
+    h1 ^= h1 >> 16
+    return h1
+
+
+def _long_hash(v: int) -> int:
+    u = v & _M64
+    return (u ^ (u >> 32)) & _M32
+
+
+# ---- codecs ------------------------------------------------------------------------------------
+
+_FIXED = {
+    # kind: (struct format char, byte size)
+    "byte": ("b", 1), "short": ("h", 2), "int": ("i", 4), "long": ("q", 8),
+    "float": ("I", 4), "double": ("Q", 8), "boolean": ("B", 1),
+}
+
+
+class KeyCodec:
+    """How one data type's keys are stored, compared, hashed and shown.
+
+    ``kind`` is Paimon's ``BitmapTypeVisitor`` branch: ``string``, ``byte``, ``short``, ``int``,
+    ``long``, ``float``, ``double`` or ``boolean``. ``ts_micros`` tells a timestamp type whose
+    keys are microseconds (precision > 3); ``None`` for non-timestamps.
+    """
+
+    __slots__ = ("data_type", "fmt", "kind", "size", "ts_micros")
+
+    def __init__(self, data_type: DataType) -> None:
+        r = data_type.root
+        self.data_type = data_type
+        self.ts_micros: bool | None = None
+        if data_type.is_string:
+            kind = "string"
+        elif r == "TINYINT":
+            kind = "byte"
+        elif r == "SMALLINT":
+            kind = "short"
+        elif r in ("INT", "DATE", "TIME"):
+            kind = "int"
+        elif r == "BIGINT":
+            kind = "long"
+        elif data_type.is_timestamp:
+            kind = "long"
+            precision = 6 if data_type.precision is None else data_type.precision
+            self.ts_micros = precision > 3
+        elif r == "FLOAT":
+            kind = "float"
+        elif r == "DOUBLE":
+            kind = "double"
+        elif r == "BOOLEAN":
+            kind = "boolean"
+        else:
+            raise UnsupportedError(f"the bitmap index does not support type {data_type}")
+        self.kind = kind
+        if kind == "string":
+            self.fmt = ""
+            self.size = 4  # the smallest stored key: an empty string
+        else:
+            self.fmt, self.size = _FIXED[kind]
+
+    @property
+    def fixed(self) -> bool:
+        """Whether every key has the same stored size."""
+        return self.kind != "string"
+
+    # -- stored form <-> raw key -----------------------------------------------------------------
+    def from_unpacked(self, x: Any) -> Hashable:
+        """Raw key from the value ``struct`` unpacked with :attr:`fmt` (fixed-size kinds)."""
+        k = self.kind
+        if k == "float":
+            return _sortable(_canonical_f32(x), 0x80000000)
+        if k == "double":
+            return _sortable(_canonical_f64(x), 0x8000000000000000)
+        if k == "boolean":
+            return x != 0
+        result: Hashable = x
+        return result
+
+    def key_mapper(self) -> Callable[[Any], Hashable] | None:
+        """A per-value mapper for unpacked fixed-size keys, or None when the value is the key."""
+        if self.kind in ("float", "double", "boolean"):
+            return self.from_unpacked
+        return None
+
+    def encode(self, key: Hashable) -> bytes:
+        """The stored bytes of a raw key."""
+        k = self.kind
+        if k == "string":
+            assert isinstance(key, bytes)
+            return _I32.pack(len(key)) + key
+        if k == "float":
+            assert isinstance(key, int)
+            return _U32.pack(_unsortable(key, 0x80000000))
+        if k == "double":
+            assert isinstance(key, int)
+            return _U64.pack(_unsortable(key, 0x8000000000000000))
+        if k == "boolean":
+            return b"\x01" if key else b"\x00"
+        return struct.pack(">" + self.fmt, key)
+
+    def key_size(self, key: Hashable) -> int:
+        """Stored size in bytes of a raw key."""
+        if self.kind == "string":
+            assert isinstance(key, bytes)
+            return 4 + len(key)
+        return self.size
+
+    def to_value(self, key: Hashable) -> Any:
+        """The internal value (see :mod:`paimon_lens.types`) a raw key stands for."""
+        k = self.kind
+        if k == "string":
+            assert isinstance(key, bytes)
+            return key.decode("utf-8", "replace")
+        if k == "float":
+            assert isinstance(key, int)
+            value: float = _F32.unpack(_U32.pack(_unsortable(key, 0x80000000)))[0]
+            return value
+        if k == "double":
+            assert isinstance(key, int)
+            dvalue: float = _F64.unpack(_U64.pack(_unsortable(key, 0x8000000000000000)))[0]
+            return dvalue
+        if k == "boolean":
+            return bool(key)
+        if self.ts_micros is not None:
+            assert isinstance(key, int)
+            return Timestamp.from_micros(key) if self.ts_micros else Timestamp.from_millis(key)
+        return key
+
+    def value_mapper(self) -> Callable[[Hashable], Any] | None:
+        """:meth:`to_value` as a function, or None where the raw key is the value (integers)."""
+        if self.kind in ("byte", "short", "int", "long") and self.ts_micros is None:
+            return None
+        return self.to_value
+
+    def literal_key(self, value: Any) -> Hashable:
+        """Raw key of an internal value (a literal or a value written); None stays None.
+
+        Raises TypeError for a value that cannot be a value of this type.
+        """
+        if value is None:
+            return None
+        k = self.kind
+        if k == "string":
+            if isinstance(value, str):
+                # Java's encoder writes '?' for unpaired surrogates, as 'replace' does.
+                return value.encode("utf-8", "replace")
+            if isinstance(value, (bytes, bytearray)):
+                return bytes(value)
+            raise TypeError(f"not a string: {value!r}")
+        if k == "float":
+            return _sortable(_f32_bits(_as_float(value)), 0x80000000)
+        if k == "double":
+            return _sortable(_f64_bits(_as_float(value)), 0x8000000000000000)
+        if k == "boolean":
+            if isinstance(value, (bool, int)):
+                return bool(value)
+            raise TypeError(f"not a boolean: {value!r}")
+        if self.ts_micros is not None:
+            if isinstance(value, Timestamp):
+                return value.to_micros() if self.ts_micros else value.to_millis()
+            if isinstance(value, _dt.datetime):
+                ts = Timestamp.from_datetime(value)
+                return ts.to_micros() if self.ts_micros else ts.to_millis()
+            raise TypeError(f"not a timestamp: {value!r}")
+        if isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
+            return (value - EPOCH_DATE).days
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise TypeError(f"not an integer: {value!r}")
+
+    def in_range(self, key: Hashable) -> bool:
+        """Whether a raw key can be stored (integers inside their Java range)."""
+        if not isinstance(key, int) or self.kind in ("float", "double", "boolean"):
+            return True
+        bits = {"byte": 8, "short": 16, "int": 32, "long": 64}[self.kind]
+        return -(1 << (bits - 1)) <= key < (1 << (bits - 1))
+
+    def java_hash(self, key: Hashable) -> int:
+        """``hashCode()`` of the Java object Paimon keys its HashMap by (unsigned 32-bit)."""
+        k = self.kind
+        if k == "string":
+            assert isinstance(key, bytes)
+            return binary_string_hash(key)
+        if k == "boolean":
+            return 1231 if key else 1237
+        assert isinstance(key, int)
+        if k == "float":
+            return _unsortable(key, 0x80000000)
+        if k == "double":
+            return _long_hash(_unsortable(key, 0x8000000000000000))
+        if k == "long":
+            return _long_hash(key)
+        return key & _M32
+
+
+def _as_float(value: Any) -> float:
+    if isinstance(value, (float, int)) and not isinstance(value, bool):
+        return float(value)
+    raise TypeError(f"not a number: {value!r}")
+
+
+def key_codec(data_type: DataType) -> KeyCodec:
+    """The codec of a column type; raises UnsupportedError for types bitmap indexes reject."""
+    return KeyCodec(data_type)
+
+
+# ---- Java's binary search ------------------------------------------------------------------------
+
+def java_binary_search(keys: Sequence[Any], key: Any) -> int:
+    """``Collections.binarySearch`` on a random-access list (same probes, same result).
+
+    Returns the index of a match, or ``-(insertion point) - 1``.
+    """
+    low, high = 0, len(keys) - 1
+    while low <= high:
+        mid = (low + high) >> 1
+        v = keys[mid]
+        if v < key:
+            low = mid + 1
+        elif key < v:
+            high = mid - 1
+        else:
+            return mid
+    return -(low + 1)
+
+
+# ---- java.util.HashMap iteration order ---------------------------------------------------------
+
+_TREEIFY_THRESHOLD = 8
+_UNTREEIFY_THRESHOLD = 6
+_MIN_TREEIFY_CAPACITY = 64
+
+
+class _TNode:
+    """A ``HashMap.TreeNode``: linked by next/prev (iteration order) and as a red-black tree."""
+
+    __slots__ = ("hash", "key", "left", "next", "parent", "prev", "red", "right")
+
+    def __init__(self, h: int, key: Any) -> None:
+        self.hash = h
+        self.key = key
+        self.next: _TNode | None = None
+        self.prev: _TNode | None = None
+        self.parent: _TNode | None = None
+        self.left: _TNode | None = None
+        self.right: _TNode | None = None
+        self.red = False
+
+
+def _signed32(x: int) -> int:
+    return x - (1 << 32) if x & 0x80000000 else x
+
+
+def _dir(h: int, key: Any, p: _TNode) -> int:
+    """Descent direction in a tree bin: by signed hash, then ``compareTo`` (keys are Comparable)."""
+    if p.hash > h:
+        return -1
+    if p.hash < h:
+        return 1
+    return -1 if key < p.key else 1
+
+
+def _rotate_left(root: _TNode, p: _TNode) -> _TNode:
+    r = p.right
+    if r is not None:
+        rl = p.right = r.left
+        if rl is not None:
+            rl.parent = p
+        pp = r.parent = p.parent
+        if pp is None:
+            root = r
+            r.red = False
+        elif pp.left is p:
+            pp.left = r
+        else:
+            pp.right = r
+        r.left = p
+        p.parent = r
+    return root
+
+
+def _rotate_right(root: _TNode, p: _TNode) -> _TNode:
+    left = p.left
+    if left is not None:
+        lr = p.left = left.right
+        if lr is not None:
+            lr.parent = p
+        pp = left.parent = p.parent
+        if pp is None:
+            root = left
+            left.red = False
+        elif pp.right is p:
+            pp.right = left
+        else:
+            pp.left = left
+        left.right = p
+        p.parent = left
+    return root
+
+
+def _balance_insertion(root: _TNode, x: _TNode) -> _TNode:
+    x.red = True
+    while True:
+        xp = x.parent
+        if xp is None:
+            x.red = False
+            return x
+        xpp = xp.parent
+        if not xp.red or xpp is None:
+            return root
+        xppl = xpp.left
+        if xp is xppl:
+            xppr = xpp.right
+            if xppr is not None and xppr.red:
+                xppr.red = False
+                xp.red = False
+                xpp.red = True
+                x = xpp
+            else:
+                if x is xp.right:
+                    x = xp
+                    root = _rotate_left(root, x)
+                    xp = x.parent
+                    xpp = None if xp is None else xp.parent
+                if xp is not None:
+                    xp.red = False
+                    if xpp is not None:
+                        xpp.red = True
+                        root = _rotate_right(root, xpp)
+        else:
+            if xppl is not None and xppl.red:
+                xppl.red = False
+                xp.red = False
+                xpp.red = True
+                x = xpp
+            else:
+                if x is xp.left:
+                    x = xp
+                    root = _rotate_right(root, x)
+                    xp = x.parent
+                    xpp = None if xp is None else xp.parent
+                if xp is not None:
+                    xp.red = False
+                    if xpp is not None:
+                        xpp.red = True
+                        root = _rotate_left(root, xpp)
+
+
+class JavaHashMapOrder:
+    """Tracks where ``java.util.HashMap`` (JDK 8-17) puts keys, to reproduce its iteration order.
+
+    Replay every ``computeIfAbsent`` call in call order: :meth:`insert` for a new key,
+    :meth:`access` for an existing one (a pending resize happens at the start of any call), then
+    read :meth:`order`.
+    Bins are lists (head insertion, as ``computeIfAbsent`` does) until they reach 8 nodes in a
+    table of at least 64 buckets; then they become red-black tree bins whose node order follows
+    Java's ``treeify``/``putTreeVal``/``moveRootToFront``/``split``.
+    """
+
+    def __init__(self) -> None:
+        self._table: list[list[Any] | _TNode | None] = []
+        self._hashes: dict[Any, int] = {}
+        self._threshold = 0
+        self.size = 0
+
+    @staticmethod
+    def spread(hash_code: int) -> int:
+        """``HashMap.hash``: ``h ^ (h >>> 16)`` as a signed 32-bit int."""
+        h = hash_code & _M32
+        return _signed32(h ^ (h >> 16))
+
+    def insert(self, key: Any, hash_code: int) -> None:
+        """``computeIfAbsent`` of a key not yet present (``hash_code`` = its Java ``hashCode``)."""
+        if self.size > self._threshold or not self._table:
+            self._resize()
+        if key in self._hashes:
+            return
+        h = self.spread(hash_code)
+        self._hashes[key] = h
+        tab = self._table
+        i = (len(tab) - 1) & h
+        first = tab[i]
+        if first is None:
+            tab[i] = [key]
+        elif isinstance(first, _TNode):
+            self._put_tree_val(first, h, key)
+        else:
+            bin_count = len(first)
+            first.insert(0, key)
+            if bin_count >= _TREEIFY_THRESHOLD - 1:
+                self._treeify_bin(i)
+        self.size += 1
+
+    def access(self) -> None:
+        """``computeIfAbsent`` of a key already present: only a pending resize happens."""
+        if self.size > self._threshold:
+            self._resize()
+
+    def order(self) -> list[Any]:
+        """Keys in ``HashMap.forEach`` order."""
+        out: list[Any] = []
+        for b in self._table:
+            if b is None:
+                continue
+            if isinstance(b, _TNode):
+                n: _TNode | None = b
+                while n is not None:
+                    out.append(n.key)
+                    n = n.next
+            else:
+                out.extend(b)
+        return out
+
+    # -- internals -------------------------------------------------------------------------------
+    def _resize(self) -> None:
+        old = self._table
+        old_cap = len(old)
+        if old_cap == 0:
+            new_cap, self._threshold = 16, 12
+        else:
+            new_cap = old_cap * 2
+            self._threshold *= 2
+        new: list[list[Any] | _TNode | None] = [None] * new_cap
+        self._table = new
+        for j, b in enumerate(old):
+            if b is None:
+                continue
+            if isinstance(b, _TNode):
+                if b.next is None:
+                    new[b.hash & (new_cap - 1)] = b
+                else:
+                    self._split(b, j, old_cap)
+                continue
+            if len(b) == 1:
+                new[self._hashes[b[0]] & (new_cap - 1)] = b
+                continue
+            lo = [k for k in b if not self._hashes[k] & old_cap]
+            hi = [k for k in b if self._hashes[k] & old_cap]
+            if lo:
+                new[j] = lo
+            if hi:
+                new[j + old_cap] = hi
+
+    def _treeify_bin(self, index: int) -> None:
+        tab = self._table
+        if len(tab) < _MIN_TREEIFY_CAPACITY:
+            self._resize()
+            return
+        b = tab[index]
+        assert isinstance(b, list)
+        hd: _TNode | None = None
+        tl: _TNode | None = None
+        for k in b:
+            p = _TNode(self._hashes[k], k)
+            if tl is None:
+                hd = p
+            else:
+                p.prev = tl
+                tl.next = p
+            tl = p
+        assert hd is not None
+        tab[index] = hd
+        self._treeify(hd)
+
+    def _treeify(self, head: _TNode) -> None:
+        root: _TNode | None = None
+        x: _TNode | None = head
+        while x is not None:
+            nxt = x.next
+            x.left = x.right = None
+            if root is None:
+                x.parent = None
+                x.red = False
+                root = x
+            else:
+                p = root
+                while True:
+                    d = _dir(x.hash, x.key, p)
+                    xp = p
+                    child = p.left if d <= 0 else p.right
+                    if child is None:
+                        x.parent = xp
+                        if d <= 0:
+                            xp.left = x
+                        else:
+                            xp.right = x
+                        root = _balance_insertion(root, x)
+                        break
+                    p = child
+            x = nxt
+        assert root is not None
+        self._move_root_to_front(root)
+
+    def _move_root_to_front(self, root: _TNode) -> None:
+        tab = self._table
+        index = (len(tab) - 1) & root.hash
+        first = tab[index]
+        assert isinstance(first, _TNode)
+        if root is not first:
+            tab[index] = root
+            rp = root.prev
+            rn = root.next
+            if rn is not None:
+                rn.prev = rp
+            if rp is not None:
+                rp.next = rn
+            first.prev = root
+            root.next = first
+            root.prev = None
+
+    def _put_tree_val(self, first: _TNode, h: int, key: Any) -> None:
+        root = first
+        while root.parent is not None:
+            root = root.parent
+        p = root
+        while True:
+            d = _dir(h, key, p)
+            xp = p
+            child = p.left if d <= 0 else p.right
+            if child is None:
+                xpn = xp.next
+                x = _TNode(h, key)
+                x.next = xpn
+                if d <= 0:
+                    xp.left = x
+                else:
+                    xp.right = x
+                xp.next = x
+                x.parent = x.prev = xp
+                if xpn is not None:
+                    xpn.prev = x
+                self._move_root_to_front(_balance_insertion(root, x))
+                return
+            p = child
+
+    def _split(self, b: _TNode, index: int, bit: int) -> None:
+        tab = self._table
+        lo_head = lo_tail = hi_head = hi_tail = None
+        lc = hc = 0
+        e: _TNode | None = b
+        while e is not None:
+            nxt = e.next
+            e.next = None
+            if not e.hash & bit:
+                e.prev = lo_tail
+                if lo_tail is None:
+                    lo_head = e
+                else:
+                    lo_tail.next = e
+                lo_tail = e
+                lc += 1
+            else:
+                e.prev = hi_tail
+                if hi_tail is None:
+                    hi_head = e
+                else:
+                    hi_tail.next = e
+                hi_tail = e
+                hc += 1
+            e = nxt
+        if lo_head is not None:
+            if lc <= _UNTREEIFY_THRESHOLD:
+                tab[index] = _untreeify(lo_head)
+            else:
+                tab[index] = lo_head
+                if hi_head is not None:
+                    self._treeify(lo_head)
+        if hi_head is not None:
+            if hc <= _UNTREEIFY_THRESHOLD:
+                tab[index + bit] = _untreeify(hi_head)
+            else:
+                tab[index + bit] = hi_head
+                if lo_head is not None:
+                    self._treeify(hi_head)
+
+
+def _untreeify(head: _TNode) -> list[Any]:
+    out: list[Any] = []
+    n: _TNode | None = head
+    while n is not None:
+        out.append(n.key)
+        n = n.next
+    return out

@@ -1,0 +1,440 @@
+"""The file-index container: Paimon's ``FileIndexFormat`` (``.index`` files and
+``_EMBEDDED_FILE_INDEX`` bytes of a manifest entry).
+
+One container holds every index of one data file. Layout (big-endian; identical in Paimon 0.9.0
+and 2.0.0)::
+
+    offset  size  field
+    ------  ----  ----------------------------------------------------------------------
+    0       8     magic:i64 = 1493475289347502
+    8       4     version:i32 = 1
+    12      4     head_length:i32   bytes from offset 0 to the end of the head (the body start)
+    16      4     column_count:i32
+                  column_count x
+                    column:UTF        Java writeUTF: u16 length + modified UTF-8;
+                                      map-key indexes are named ``col[key]``
+                    index_count:i32
+                    index_count x
+                      index_type:UTF  ``bloom-filter`` | ``bitmap`` | ``bsi`` | ``range-bitmap``
+                      start:i32       absolute offset from byte 0 of the container,
+                                      or -1 (EMPTY_INDEX_FLAG: no bytes, the column had no value)
+                      length:i32      0 for an empty entry
+                  redundant_length:i32 (0)
+                  redundant bytes      (none in any Paimon release so far)
+    head_length   body: the index bytes of every (column, index type), concatenated in
+                  header order
+
+``head_length`` counts everything before the body, including magic, version and itself. Paimon's
+reader reads ``head_length - 16`` bytes after the first 16 and parses the column table from them;
+it ignores the redundant section. Duplicate names merge as in Java's ``HashMap``: a column listed
+twice has the union of its entries, and a repeated index type keeps the last entry.
+
+:class:`FileIndexFormatReader` parses and validates the head eagerly (every offset must lie in the
+body) and returns one entry's bytes only when asked, from memory or with a ranged read of a file.
+:func:`write_file_index` is ``FileIndexFormat.Writer.writeColumnIndexes``: it reproduces Paimon's
+bytes exactly for the same column order.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..errors import CorruptFileError
+from ..io.reader import ByteReader
+
+if TYPE_CHECKING:
+    from ..io.fileio import FileIO
+    from ..types import DataType
+    from .reader import FileIndexReader
+
+MAGIC = 1493475289347502
+VERSION_1 = 1
+EMPTY_INDEX_FLAG = -1
+
+#: magic + version + head_length + column_count + redundant_length
+MIN_HEAD_LENGTH = 8 + 4 + 4 + 4 + 4
+_PREFIX = 16
+_FIRST_READ = 64 * 1024
+_MIN_COLUMN_BYTES = 2 + 4  # empty name + index_count
+_MIN_ENTRY_BYTES = 2 + 4 + 4  # empty type name + start + length
+_MAX_UTF_BYTES = 0xFFFF
+
+
+# ---- model -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One index of one column: its type and where its bytes are in the container."""
+
+    index_type: str
+    start: int
+    length: int
+
+    @property
+    def empty(self) -> bool:
+        """True for the empty-index flag (``start == -1``): no bytes, no value in the file."""
+        return self.start == EMPTY_INDEX_FLAG
+
+    def to_json(self) -> dict[str, Any]:
+        """``{index_type, start, length}`` as in the fixtures' ``container.layout``."""
+        return {"index_type": self.index_type, "start": self.start, "length": self.length}
+
+
+@dataclass(frozen=True)
+class ColumnIndexes:
+    """A column of the container and its index entries, in header order."""
+
+    column: str
+    indexes: tuple[IndexEntry, ...]
+
+    @property
+    def top_level_column(self) -> str:
+        """``attrs`` for a map-key entry ``attrs[color]``, else the column name itself."""
+        return split_map_key(self.column)[0]
+
+    @property
+    def map_key(self) -> str | None:
+        """``color`` for a map-key entry ``attrs[color]``, else None."""
+        return split_map_key(self.column)[1]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{column, indexes: [...]}``."""
+        return {"column": self.column, "indexes": [e.to_json() for e in self.indexes]}
+
+
+@dataclass(frozen=True)
+class FileIndexLayout:
+    """The decoded head of a container (everything but the index bytes)."""
+
+    magic: int
+    version: int
+    head_length: int
+    columns: tuple[ColumnIndexes, ...]
+    redundant_length: int
+    redundant: bytes = b""
+    size: int | None = None  # total container size when known
+
+    def column_names(self) -> list[str]:
+        """Distinct column names in header order (map-key entries included as ``col[key]``)."""
+        seen: dict[str, None] = {}
+        for c in self.columns:
+            seen.setdefault(c.column, None)
+        return list(seen)
+
+    def indexes(self, column: str) -> dict[str, IndexEntry]:
+        """Index type -> entry for ``column``; empty if the column has no index.
+
+        Repeated columns merge and a repeated index type keeps its last entry, as Paimon's reader
+        (a ``HashMap`` filled in header order) does.
+        """
+        out: dict[str, IndexEntry] = {}
+        for c in self.columns:
+            if c.column == column:
+                for e in c.indexes:
+                    out[e.index_type] = e
+        return out
+
+    def entries(self) -> Iterator[tuple[str, IndexEntry]]:
+        """Every ``(column, entry)`` pair in header order."""
+        for c in self.columns:
+            for e in c.indexes:
+                yield c.column, e
+
+    @property
+    def body_length(self) -> int:
+        """Sum of the lengths of the non-empty entries."""
+        return sum(e.length for _, e in self.entries() if not e.empty)
+
+    def to_json(self) -> dict[str, Any]:
+        """The shape of ``container.layout`` in the fixtures' ``case.json``."""
+        return {
+            "magic": self.magic,
+            "version": self.version,
+            "head_length": self.head_length,
+            "columns": [c.to_json() for c in self.columns],
+            "redundant_length": self.redundant_length,
+        }
+
+
+def split_map_key(column: str) -> tuple[str, str | None]:
+    """``"attrs[color]"`` -> ``("attrs", "color")``; ``"id"`` -> ``("id", None)``.
+
+    Same rule as Paimon's ``FileIndexOptions.topLevelIndexOfNested``: the first ``[`` and a
+    trailing ``]``.
+    """
+    start = column.find("[")
+    if start != -1 and column.endswith("]"):
+        return column[:start], column[start + 1:-1]
+    return column, None
+
+
+# ---- sources ---------------------------------------------------------------------------------
+
+class _Source(Protocol):
+    size: int
+
+    def read(self, offset: int, length: int) -> bytes: ...
+
+
+class _BytesSource:
+    def __init__(self, data: bytes | bytearray | memoryview) -> None:
+        self._data = bytes(data) if not isinstance(data, bytes) else data
+        self.size = len(self._data)
+
+    def read(self, offset: int, length: int) -> bytes:
+        return self._data[offset:offset + length]
+
+
+class _FileSource:
+    def __init__(self, file_io: FileIO, path: str, size: int | None) -> None:
+        self._io = file_io
+        self._path = path
+        self.size = file_io.size(path) if size is None else size
+
+    def read(self, offset: int, length: int) -> bytes:
+        return self._io.read_range(self._path, offset, length)
+
+
+# ---- reader ----------------------------------------------------------------------------------
+
+def read_layout(data: bytes | bytearray | memoryview, path: str | None = None, base: int = 0) -> FileIndexLayout:
+    """Parse and validate the head of a container held in memory."""
+    return FileIndexFormatReader(data, path=path, base=base).layout
+
+
+class FileIndexFormatReader:
+    """Paimon's ``FileIndexFormat.Reader``: the head is parsed at once, index bytes on demand.
+
+    Args:
+        data: the whole container (embedded index bytes or a file's content).
+        path: where the bytes come from, for error messages (file path or a description such as
+            ``"manifest-… entry data-….parquet: _EMBEDDED_FILE_INDEX"``).
+        base: offset of ``data[0]`` inside ``path`` (0 for a whole file).
+
+    Raises:
+        CorruptFileError: bad magic or version, truncated head, a count or string that does not
+            fit, or an entry whose ``[start, start + length)`` is not inside the body.
+    """
+
+    def __init__(self, data: bytes | bytearray | memoryview | None = None, path: str | None = None,
+                 base: int = 0, *, _source: _Source | None = None) -> None:
+        if _source is None:
+            if data is None:
+                raise TypeError("FileIndexFormatReader needs data (or use FileIndexFormatReader.open)")
+            _source = _BytesSource(data)
+        self._source = _source
+        self.path = path
+        self.base = base
+        self.layout = self._parse_head()
+
+    @classmethod
+    def open(cls, path: str, file_io: FileIO | None = None, size: int | None = None) -> FileIndexFormatReader:
+        """A reader over an ``.index`` file; only the head is read now, index bytes when asked."""
+        if file_io is None:
+            from ..io.fileio import get_file_io, strip_file_scheme
+            file_io = get_file_io(path)
+            if "://" not in path or path.startswith("file://"):
+                path = strip_file_scheme(path)
+        return cls(path=path, _source=_FileSource(file_io, path, size))
+
+    @property
+    def size(self) -> int:
+        """Total container size in bytes."""
+        return self._source.size
+
+    # -- head ---------------------------------------------------------------------------------
+    def _parse_head(self) -> FileIndexLayout:
+        size = self._source.size
+        first = self._source.read(0, min(size, _FIRST_READ))
+        r = ByteReader(first, self.path, self.base)
+        magic = r.i64("magic")
+        if magic != MAGIC:
+            raise r.error("magic", MAGIC, magic, at=0, detail="not a Paimon file-index container")
+        version = r.i32("version")
+        if version != VERSION_1:
+            raise r.error("version", VERSION_1, version, at=8, detail="unsupported file-index version")
+        head_length = r.i32("head_length")
+        if head_length < MIN_HEAD_LENGTH or head_length > size:
+            raise r.error("head_length", f"{MIN_HEAD_LENGTH}..{size} (container size)", head_length, at=12)
+        head = first if head_length <= len(first) else self._read_exact(0, head_length, "head")
+        h = ByteReader(head[:head_length], self.path, self.base)
+        h.seek(_PREFIX)
+        column_count = h.check_count(h.i32("column_count"), _MIN_COLUMN_BYTES, "column_count")
+        columns: list[ColumnIndexes] = []
+        for i in range(column_count):
+            name = h.utf(f"columns[{i}].name")
+            index_count = h.check_count(h.i32(f"columns[{i}].index_count"), _MIN_ENTRY_BYTES,
+                                        f"columns[{i}].index_count")
+            entries: list[IndexEntry] = []
+            for j in range(index_count):
+                field = f"columns[{i}].indexes[{j}]"
+                index_type = h.utf(field + ".index_type")
+                start_at = h.pos
+                start = h.i32(field + ".start")
+                length = h.i32(field + ".length")
+                if start != EMPTY_INDEX_FLAG:
+                    if start < head_length or start > size:
+                        raise h.error(field + ".start", f"-1 or {head_length}..{size} (the body)", start,
+                                      at=start_at, detail=f"column {name!r}, index {index_type!r}")
+                    if length < 0 or length > size - start:
+                        raise h.error(field + ".length", f"0..{size - start} (to the end of the container)",
+                                      length, at=start_at + 4, detail=f"column {name!r}, index {index_type!r}")
+                entries.append(IndexEntry(index_type, start, length))
+            columns.append(ColumnIndexes(name, tuple(entries)))
+        redundant_length = h.i32("redundant_length")
+        if redundant_length < 0:
+            raise h.error("redundant_length", "a non-negative length", redundant_length, at=h.pos - 4)
+        redundant = h.raw(redundant_length, "redundant_bytes")
+        return FileIndexLayout(magic, version, head_length, tuple(columns), redundant_length, redundant, size)
+
+    def _read_exact(self, offset: int, length: int, field: str) -> bytes:
+        data = self._source.read(offset, length)
+        if len(data) != length:
+            raise CorruptFileError(self.path, self.base + offset + len(data), field, f"{length} bytes",
+                                   f"{len(data)} bytes", detail="truncated")
+        return data
+
+    # -- body ---------------------------------------------------------------------------------
+    def column_names(self) -> list[str]:
+        """Distinct indexed column names, header order."""
+        return self.layout.column_names()
+
+    def has_column(self, column: str) -> bool:
+        """Whether the container has at least one entry for ``column``."""
+        return any(c.column == column for c in self.layout.columns)
+
+    def index_entries(self, column: str) -> dict[str, IndexEntry]:
+        """Index type -> entry for ``column`` (see :meth:`FileIndexLayout.indexes`)."""
+        return self.layout.indexes(column)
+
+    def read_entry(self, entry: IndexEntry) -> bytes | None:
+        """The bytes of one entry; None for an empty entry."""
+        if entry.empty:
+            return None
+        return self._read_exact(entry.start, entry.length, f"index bytes [{entry.start}, +{entry.length})")
+
+    def read_index_bytes(self, column: str, index_type: str) -> bytes | None:
+        """The bytes of ``column``'s ``index_type`` index; None if absent or empty."""
+        entry = self.layout.indexes(column).get(index_type)
+        return None if entry is None else self.read_entry(entry)
+
+    def read_all(self) -> dict[str, dict[str, bytes | None]]:
+        """Column -> index type -> bytes (None for empty entries), in header order.
+
+        Feeding the result to :func:`write_file_index` reproduces a Paimon-written container.
+        """
+        out: dict[str, dict[str, bytes | None]] = {}
+        for c in self.layout.columns:
+            by_type = out.setdefault(c.column, {})  # kept even without entries
+            for entry in c.indexes:
+                by_type[entry.index_type] = self.read_entry(entry)
+        return out
+
+    def create_readers(self, column: str, data_type: DataType | None) -> list[tuple[str, FileIndexReader]]:
+        """One reader per index type of ``column``, in header order (Paimon: ``readColumnIndex``).
+
+        ``data_type`` is the type the index was written for (for ``col[key]``, the map's value
+        type); None gives REMAIN readers with a note. Empty entries give
+        :class:`~paimon_lens.formats.reader.EmptyFileIndexReader`. Paimon returns the readers
+        as a ``HashSet``, so its order varies between runs; see
+        :mod:`paimon_lens.formats.file_index_predicate`.
+        """
+        from .reader import EmptyFileIndexReader
+        from .registry import UnsupportedIndexReader, create_reader
+
+        out: list[tuple[str, FileIndexReader]] = []
+        for index_type, entry in self.layout.indexes(column).items():
+            reader: FileIndexReader
+            if entry.empty:
+                reader = EmptyFileIndexReader()
+            elif data_type is None:
+                reader = UnsupportedIndexReader(index_type, f"column {column!r} is not in the file's row type")
+            else:
+                data = self.read_entry(entry) or b""
+                reader = create_reader(index_type, data_type, data, self.path, self.base + entry.start)
+            out.append((index_type, reader))
+        return out
+
+
+# ---- writer ----------------------------------------------------------------------------------
+
+def encode_modified_utf8(text: str) -> bytes:
+    """Java's *modified* UTF-8 (the bytes of ``DataOutput.writeUTF`` after the length).
+
+    NUL becomes ``C0 80``; characters outside the BMP become two 3-byte surrogates.
+    """
+    if text.isascii() and "\x00" not in text:
+        return text.encode("ascii")
+    out = bytearray()
+    for unit in _utf16_units(text):
+        if 0 < unit < 0x80:
+            out.append(unit)
+        elif unit < 0x800:
+            out += bytes((0xC0 | unit >> 6, 0x80 | unit & 0x3F))
+        else:
+            out += bytes((0xE0 | unit >> 12, 0x80 | unit >> 6 & 0x3F, 0x80 | unit & 0x3F))
+    return bytes(out)
+
+
+def _utf16_units(text: str) -> Iterator[int]:
+    for ch in text:
+        cp = ord(ch)
+        if cp >= 0x10000:
+            cp -= 0x10000
+            yield 0xD800 | cp >> 10
+            yield 0xDC00 | cp & 0x3FF
+        else:
+            yield cp
+
+
+def _write_utf(text: str) -> bytes:
+    raw = encode_modified_utf8(text)
+    if len(raw) > _MAX_UTF_BYTES:
+        raise ValueError(f"name too long for writeUTF ({len(raw)} bytes > 65535): {text[:40]!r}...")
+    return struct.pack(">H", len(raw)) + raw
+
+
+def write_file_index(indexes: Mapping[str, Mapping[str, bytes | None]], redundant: bytes = b"") -> bytes:
+    """Serialise a container, as ``FileIndexFormat.Writer.writeColumnIndexes`` does.
+
+    Args:
+        indexes: column -> index type -> index bytes, in the order to write; None writes an
+            empty entry (start -1, length 0, no body bytes).
+        redundant: bytes for the redundant section (always empty in Paimon; counted in
+            ``head_length`` here).
+    """
+    names: list[bytes] = []
+    body = bytearray()
+    table: list[tuple[bytes, list[tuple[bytes, int, int]]]] = []
+    n_entries = 0
+    for column, by_type in indexes.items():
+        col_utf = _write_utf(column)
+        names.append(col_utf)
+        rows: list[tuple[bytes, int, int]] = []
+        for index_type, data in by_type.items():
+            type_utf = _write_utf(index_type)
+            names.append(type_utf)
+            if data is None:
+                rows.append((type_utf, EMPTY_INDEX_FLAG, 0))
+            else:
+                rows.append((type_utf, len(body), len(data)))
+                body += data
+            n_entries += 1
+        table.append((col_utf, rows))
+    head_length = MIN_HEAD_LENGTH + 8 * n_entries + 4 * len(table) + sum(len(n) for n in names) + len(redundant)
+    if head_length + len(body) > 0x7FFFFFFF:
+        raise ValueError("container larger than 2 GiB cannot be addressed with int32 offsets")
+    out = bytearray(struct.pack(">qiii", MAGIC, VERSION_1, head_length, len(table)))
+    for col_utf, rows in table:
+        out += col_utf
+        out += struct.pack(">i", len(rows))
+        for type_utf, start, length in rows:
+            out += type_utf
+            out += struct.pack(">ii", EMPTY_INDEX_FLAG if start == EMPTY_INDEX_FLAG else start + head_length, length)
+    out += struct.pack(">i", len(redundant))
+    out += redundant
+    out += body
+    return bytes(out)

@@ -1,0 +1,553 @@
+"""Keys and the chunked dictionary of Paimon's range-bitmap index (``ChunkedDictionary``).
+
+The dictionary maps the sorted distinct non-null values of a column to dense codes
+``0..cardinality-1`` (code = rank). It is split into chunks; each chunk header carries its first
+key inline, so a lookup binary-searches the chunk keys first and then one chunk's keys.
+
+Dictionary layout (big-endian)::
+
+    headerLength:i32 (= 13)
+    header:   version:u8 (= 1) | chunkCount:i32 | offsetsLength:i32 (= 4 * chunkCount)
+              | chunksLength:i32
+    offsets:  chunkCount x i32     where each chunk header starts inside ``chunks``
+    chunks:   the chunk headers, back to back
+    keys:     the keys area (rest of the dictionary, up to ``dictionaryLength``)
+
+Chunk header, fixed-length keys (every type except strings)::
+
+    version:u8 (= 1) | firstKey | code:i32 | keysOffset:i32 | size:i32
+    | keysLength:i32 (= size * fixedLength) | fixedLength:i32
+    keys area at keysOffset: size x key            (the keys after firstKey)
+
+Chunk header, variable-length keys (CHAR, VARCHAR, STRING)::
+
+    version:u8 (= 1) | firstKey | code:i32 | keysOffset:i32 | size:i32
+    | offsetsLength:i32 (= 4 * size) | keysLength:i32
+    keys area at keysOffset: size x offset:i32 (relative to the key bytes), then the key bytes
+
+``code`` is the code of ``firstKey``; the ``size`` further keys have codes ``code+1..code+size``.
+A chunk takes keys while they fit in ``chunk-size`` bytes (default 16 KB; ``0b`` for BOOLEAN,
+TINYINT and SMALLINT, i.e. one key per chunk); variable-length chunks also stop when
+``4 * (size + 1)`` would exceed ``chunk-size``.
+
+Key encodings: BOOLEAN 1 byte (1 is true, anything else false), TINYINT 1, SMALLINT 2,
+INT/DATE/TIME 4, BIGINT 8, DECIMAL (precision <= 18) the unscaled value as 8 bytes, TIMESTAMP(_LTZ)
+(precision <= 6) 8 bytes of epoch millis (precision <= 3) or micros, FLOAT/DOUBLE IEEE-754 bits,
+strings ``length:i32`` + UTF-8. Keys are ordered like Java's comparators: numbers numerically,
+floats by ``Float.compare``/``Double.compare`` (``-0.0 < 0.0``, NaN above +Infinity, all NaNs
+equal), strings by unsigned UTF-8 bytes, ``false < true``.
+
+Internally a key is a *sort key*: an ``int`` (numbers, booleans, floats mapped to a signed
+integer that orders like ``Float.compare``) or ``bytes`` (UTF-8 of strings), so plain Python
+comparison reproduces Java's comparator.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import re
+import struct
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
+from typing import Any
+
+from ..errors import CorruptFileError, UnsupportedError
+from ..io.reader import ByteReader
+from ..types import DataType, Timestamp, days_from_date
+
+Key = int | bytes
+
+DICTIONARY_VERSION = 1
+CHUNK_VERSION = 1
+DICTIONARY_HEADER_LENGTH = 13
+
+_I8 = struct.Struct(">b")
+_I16 = struct.Struct(">h")
+_I32 = struct.Struct(">i")
+_I64 = struct.Struct(">q")
+_F32 = struct.Struct(">f")
+_F64 = struct.Struct(">d")
+
+_F32_NAN = 0x7FC00000
+_F64_NAN = 0x7FF8000000000000
+_MASK31 = 0x7FFFFFFF
+_MASK63 = 0x7FFFFFFFFFFFFFFF
+
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+
+_MEMORY_UNITS = {
+    "b": 1, "bytes": 1,
+    "k": 1024, "kb": 1024, "kibibytes": 1024,
+    "m": 1024 ** 2, "mb": 1024 ** 2, "mebibytes": 1024 ** 2,
+    "g": 1024 ** 3, "gb": 1024 ** 3, "gibibytes": 1024 ** 3,
+    "t": 1024 ** 4, "tb": 1024 ** 4, "tebibytes": 1024 ** 4,
+}
+_MEMORY = re.compile(r"\s*(\d+)\s*([a-zA-Z]*)\s*$")
+
+
+def parse_memory_size(text: str) -> int:
+    """Parse a Paimon ``MemorySize`` string (``"16kb"``, ``"0b"``, ``"1 mb"``, ``"64"``) to bytes."""
+    m = _MEMORY.match(text)
+    if not m:
+        raise ValueError(f"not a memory size: {text!r}")
+    unit = m.group(2).lower() or "b"
+    if unit not in _MEMORY_UNITS:
+        raise ValueError(f"unknown memory unit {m.group(2)!r} in {text!r}")
+    return int(m.group(1)) * _MEMORY_UNITS[unit]
+
+
+# ---- sort keys for floats ---------------------------------------------------------------------
+
+def _f32_bits_to_key(bits: int) -> int:
+    """Signed float32 bits -> an int that orders like ``Float.compare`` (NaN canonical)."""
+    if (bits & 0x7F800000) == 0x7F800000 and (bits & 0x007FFFFF) != 0:
+        bits = _F32_NAN
+    return bits if bits >= 0 else bits ^ _MASK31
+
+
+def _f64_bits_to_key(bits: int) -> int:
+    """Signed float64 bits -> an int that orders like ``Double.compare`` (NaN canonical)."""
+    if (bits & 0x7FF0000000000000) == 0x7FF0000000000000 and (bits & 0x000FFFFFFFFFFFFF) != 0:
+        bits = _F64_NAN
+    return bits if bits >= 0 else bits ^ _MASK63
+
+
+def _float32_bits(value: float) -> int:
+    try:
+        packed = _F32.pack(value)
+    except OverflowError:
+        packed = _F32.pack(math.copysign(math.inf, value))
+    bits: int = _I32.unpack(packed)[0]
+    return bits
+
+
+def _float64_bits(value: float) -> int:
+    bits: int = _I64.unpack(_F64.pack(value))[0]
+    return bits
+
+
+# ---- value conversions shared with the bsi index ----------------------------------------------
+
+def decimal_unscaled(value: Any, scale: int) -> int:
+    """A DECIMAL value as its unscaled integer at ``scale`` (Java ``toUnscaledLong``; HALF_UP)."""
+    if isinstance(value, bool) or not isinstance(value, (Decimal, int, float, str)):
+        raise TypeError(f"not a decimal: {value!r}")
+    d = value if isinstance(value, Decimal) else Decimal(str(value))
+    if not d.is_finite():
+        raise ValueError(f"not a finite decimal: {value!r}")
+    if d.adjusted() + scale > 60:
+        raise ValueError(f"{value!r} has too many digits for a DECIMAL index key")
+    with localcontext(Context(prec=72)):
+        try:
+            return int(d.scaleb(scale).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+        except InvalidOperation as e:
+            raise ValueError(f"cannot scale {value!r} to {scale} digits") from e
+
+
+def timestamp_long(value: Any, precision: int) -> int:
+    """A TIMESTAMP value as epoch millis (precision <= 3) or micros, as Paimon's indexes use it."""
+    if isinstance(value, _dt.datetime):
+        value = Timestamp.from_datetime(value)
+    if not isinstance(value, Timestamp):
+        raise TypeError(f"not a timestamp: {value!r}")
+    return value.to_millis() if precision <= 3 else value.to_micros()
+
+
+def long_to_value(dtype: DataType, value: int) -> Any:
+    """The inverse of the index value mappings: a stored long back to the internal value."""
+    r = dtype.root
+    if r == "DECIMAL":
+        return Decimal(value).scaleb(-(dtype.scale or 0))
+    if dtype.is_timestamp:
+        p = 6 if dtype.precision is None else dtype.precision
+        return Timestamp.from_millis(value) if p <= 3 else Timestamp.from_micros(value)
+    return value
+
+
+def _plain_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"not an integer: {value!r}")
+    return value
+
+
+def _date_int(value: Any) -> int:
+    if isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
+        return days_from_date(value)
+    return _plain_int(value)
+
+
+# ---- key codecs -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class KeyCodec:
+    """How one column type is keyed, encoded and ordered in a range-bitmap dictionary.
+
+    ``kind`` is one of ``bool i8 i16 i32 i64 f32 f64 str``; ``fixed_length`` is None for strings.
+    """
+
+    data_type: DataType
+    kind: str
+    fixed_length: int | None
+    default_chunk_size: str
+
+    # -- values <-> sort keys -----------------------------------------------------------------
+    def from_value(self, value: Any) -> Key:
+        """Internal value -> sort key. Raises TypeError/ValueError on a value of the wrong kind."""
+        k, dt = self.kind, self.data_type
+        if k == "bool":
+            if not isinstance(value, bool):
+                raise TypeError(f"not a boolean: {value!r}")
+            return int(value)
+        if k == "f32":
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"not a float: {value!r}")
+            return _f32_bits_to_key(_float32_bits(float(value)))
+        if k == "f64":
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"not a double: {value!r}")
+            return _f64_bits_to_key(_float64_bits(float(value)))
+        if k == "str":
+            if not isinstance(value, str):
+                raise TypeError(f"not a string: {value!r}")
+            return value.encode("utf-8", "surrogatepass")
+        if dt.root == "DECIMAL":
+            return decimal_unscaled(value, dt.scale or 0)
+        if dt.is_timestamp:
+            return timestamp_long(value, 6 if dt.precision is None else dt.precision)
+        if dt.root == "DATE":
+            return _date_int(value)
+        return _plain_int(value)
+
+    def to_value(self, key: Key) -> Any:
+        """Sort key -> internal value (the inverse of :meth:`from_value`)."""
+        k = self.kind
+        if k == "str":
+            assert isinstance(key, bytes)
+            return key.decode("utf-8", "replace")
+        assert isinstance(key, int)
+        if k == "bool":
+            return bool(key)
+        if k == "f32":
+            bits = key if key >= 0 else key ^ _MASK31
+            f32: float = _F32.unpack(_I32.pack(bits))[0]
+            return f32
+        if k == "f64":
+            bits = key if key >= 0 else key ^ _MASK63
+            f64: float = _F64.unpack(_I64.pack(bits))[0]
+            return f64
+        return long_to_value(self.data_type, key)
+
+    def describe(self, key: Key) -> str:
+        """A printable form of a key for messages (never raises: falls back to the raw key)."""
+        try:
+            return str(self.to_value(key))
+        except (OverflowError, ValueError, ArithmeticError):
+            return repr(key)
+
+    # -- bytes ----------------------------------------------------------------------------------
+    def encoded_size(self, key: Key) -> int:
+        """Serialized size of a key in bytes."""
+        if self.fixed_length is not None:
+            return self.fixed_length
+        assert isinstance(key, bytes)
+        return 4 + len(key)
+
+    def encode(self, key: Key) -> bytes:
+        """Serialize a key the way Paimon's ``KeySerializer`` does. ValueError if it does not fit."""
+        k = self.kind
+        try:
+            if k == "str":
+                assert isinstance(key, bytes)
+                return _I32.pack(len(key)) + key
+            assert isinstance(key, int)
+            if k == "bool":
+                return b"\x01" if key else b"\x00"
+            if k == "i8":
+                return _I8.pack(key)
+            if k == "i16":
+                return _I16.pack(key)
+            if k == "i32":
+                return _I32.pack(key)
+            if k == "i64":
+                return _I64.pack(key)
+            if k == "f32":
+                return _I32.pack(key if key >= 0 else key ^ _MASK31)
+            return _I64.pack(key if key >= 0 else key ^ _MASK63)
+        except struct.error as e:
+            raise ValueError(f"value {self.describe(key)} does not fit {self.data_type}: {e}") from None
+
+    def decode(self, r: ByteReader, field: str) -> Key:
+        """Read one key at the reader's position."""
+        k = self.kind
+        if k == "str":
+            n = r.i32(field + ".length")
+            return r.raw(n, field)
+        if k == "bool":
+            return 1 if r.u8(field) == 1 else 0
+        if k == "i8":
+            return r.i8(field)
+        if k == "i16":
+            return r.i16(field)
+        if k == "i32":
+            return r.i32(field)
+        if k == "i64":
+            return r.i64(field)
+        if k == "f32":
+            return _f32_bits_to_key(r.i32(field))
+        return _f64_bits_to_key(r.i64(field))
+
+
+def key_codec(dtype: DataType) -> KeyCodec:
+    """The key codec of a column type, as Paimon's ``KeyFactory.create``.
+
+    Raises :class:`~paimon_lens.errors.UnsupportedError` for types range-bitmap rejects
+    (binary, nested, DECIMAL with precision > 18, TIMESTAMP with precision > 6).
+    """
+    r = dtype.root
+    if dtype.is_string:
+        return KeyCodec(dtype, "str", None, "16kb")
+    fixed = {"BOOLEAN": ("bool", 1, "0b"), "TINYINT": ("i8", 1, "0b"), "SMALLINT": ("i16", 2, "0b"),
+             "INT": ("i32", 4, "16kb"), "DATE": ("i32", 4, "16kb"), "TIME": ("i32", 4, "16kb"),
+             "BIGINT": ("i64", 8, "16kb"), "FLOAT": ("f32", 4, "16kb"), "DOUBLE": ("f64", 8, "16kb")}
+    if r in fixed:
+        kind, length, chunk = fixed[r]
+        return KeyCodec(dtype, kind, length, chunk)
+    if r == "DECIMAL":
+        if (dtype.precision or 0) > 18:
+            raise UnsupportedError(f"range-bitmap supports DECIMAL with a precision in [0, 18], not {dtype}")
+        return KeyCodec(dtype, "i64", 8, "16kb")
+    if dtype.is_timestamp:
+        if (6 if dtype.precision is None else dtype.precision) > 6:
+            raise UnsupportedError(f"range-bitmap supports TIMESTAMP with a precision in [0, 6], not {dtype}")
+        return KeyCodec(dtype, "i64", 8, "16kb")
+    raise UnsupportedError(f"range-bitmap does not support data type {dtype}")
+
+
+# ---- decoded dictionary -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DictionaryChunk:
+    """One chunk: its first key (inline in the header) and ``size`` further keys in the keys area.
+
+    ``header_offset`` and ``keys_offset_in_file`` are absolute file offsets (``base`` included).
+    """
+
+    index: int
+    first_key: Key
+    code: int
+    keys_offset: int
+    size: int
+    keys_length: int
+    offsets_length: int
+    fixed_length: int | None
+    header_offset: int
+    header_length: int
+
+    @property
+    def key_count(self) -> int:
+        """Keys in this chunk: the first key plus ``size``."""
+        return self.size + 1
+
+
+@dataclass(frozen=True)
+class ChunkedDictionary:
+    """A decoded dictionary: chunk headers and every key (sort keys), in code order."""
+
+    offset: int
+    length: int
+    header_length: int
+    version: int
+    offsets_length: int
+    chunks_length: int
+    keys_area_length: int
+    chunks: tuple[DictionaryChunk, ...]
+    keys: tuple[Key, ...]
+
+    @property
+    def chunk_count(self) -> int:
+        """Number of chunks."""
+        return len(self.chunks)
+
+    def find(self, key: Key) -> int:
+        """The code of ``key``, or ``-(insertion point) - 1`` when absent (Java ``find(Object)``)."""
+        i = bisect_left(self.keys, key)
+        if i < len(self.keys) and self.keys[i] == key:
+            return i
+        return -i - 1
+
+    def key_of(self, code: int) -> Key:
+        """The key with ``code`` (Java ``find(int)``). IndexError for an invalid code."""
+        if code < 0 or code >= len(self.keys):
+            raise IndexError(f"invalid code: {code}")
+        return self.keys[code]
+
+
+def read_dictionary(r: ByteReader, start: int, length: int, codec: KeyCodec, cardinality: int) -> ChunkedDictionary:
+    """Decode and validate the dictionary occupying ``[start, start + length)`` of ``r``.
+
+    Checks every offset and length against the bytes, that chunk codes are consecutive, that the
+    keys are strictly increasing and that there are exactly ``cardinality`` of them.
+    """
+    d = r.sub(start, length, "dictionary")
+    header_length = d.i32("dictionary.header_length")
+    if header_length != DICTIONARY_HEADER_LENGTH:
+        raise d.error("dictionary.header_length", DICTIONARY_HEADER_LENGTH, header_length, at=0)
+    d.need(header_length, "dictionary.header")
+    version = d.u8("dictionary.version")
+    if version != DICTIONARY_VERSION:
+        raise d.error("dictionary.version", DICTIONARY_VERSION, version, at=d.pos - 1)
+    at = d.pos
+    size = d.i32("dictionary.chunk_count")
+    if size < 0 or (cardinality == 0) != (size == 0) or size > cardinality:
+        raise d.error("dictionary.chunk_count", f"1..{cardinality}" if cardinality else 0, size, at=at)
+    at = d.pos
+    offsets_length = d.i32("dictionary.offsets_length")
+    if offsets_length != 4 * size:
+        raise d.error("dictionary.offsets_length", 4 * size, offsets_length, at=at)
+    at = d.pos
+    chunks_length = d.i32("dictionary.chunks_length")
+    body = 4 + header_length
+    if chunks_length < 0 or body + offsets_length + chunks_length > length:
+        raise d.error("dictionary.chunks_length", f"0..{length - body - offsets_length}", chunks_length, at=at,
+                      detail="chunk headers do not fit in the dictionary")
+    keys_base = body + offsets_length + chunks_length
+    keys_area_length = length - keys_base
+    d.check_count(size, 4, "dictionary.offsets")
+    offsets = [d.i32(f"dictionary.offsets[{i}]") for i in range(size)]
+
+    chunks: list[DictionaryChunk] = []
+    keys: list[Key] = []
+    chunks_start = body + offsets_length
+    for i, off in enumerate(offsets):
+        end = offsets[i + 1] if i + 1 < size else chunks_length
+        if off < 0 or off > end or end > chunks_length or (i == 0 and off != 0):
+            raise d.error(f"dictionary.offsets[{i}]", f"0..{chunks_length}, increasing", off,
+                          at=body + 4 * i)
+        chunk, chunk_keys = _read_chunk(d, i, chunks_start + off, end - off, keys_base, keys_area_length,
+                                        codec, len(keys))
+        chunks.append(chunk)
+        keys.extend(chunk_keys)
+        if len(keys) > cardinality:
+            raise d.error(f"dictionary.chunk[{i}].size", f"at most {cardinality} keys in all", len(keys),
+                          at=chunks_start + off)
+    if len(keys) != cardinality:
+        raise CorruptFileError(r.path, r.base + start, "dictionary.key_count", cardinality, len(keys),
+                               detail="the dictionary holds another number of keys than the cardinality")
+    for i in range(1, len(keys)):
+        if not keys[i - 1] < keys[i]:  # type: ignore[operator]
+            raise CorruptFileError(r.path, r.base + start, f"dictionary.key[{i}]",
+                                   f"> {codec.describe(keys[i - 1])} (strictly increasing)",
+                                   codec.describe(keys[i]))
+    return ChunkedDictionary(r.base + start, length, header_length, version, offsets_length, chunks_length,
+                             keys_area_length, tuple(chunks), tuple(keys))
+
+
+def _read_chunk(d: ByteReader, index: int, start: int, length: int, keys_base: int, keys_area_length: int,
+                codec: KeyCodec, expected_code: int) -> tuple[DictionaryChunk, list[Key]]:
+    name = f"dictionary.chunk[{index}]"
+    h = d.sub(start, length, name)
+    version = h.u8(name + ".version")
+    if version != CHUNK_VERSION:
+        raise h.error(name + ".version", CHUNK_VERSION, version, at=0)
+    first_key = codec.decode(h, name + ".key")
+    at = h.pos
+    code = h.i32(name + ".code")
+    if code != expected_code:
+        raise h.error(name + ".code", expected_code, code, at=at)
+    at_offset = h.pos
+    keys_offset = h.i32(name + ".keys_offset")
+    at_size = h.pos
+    size = h.i32(name + ".size")
+    if size < 0:
+        raise h.error(name + ".size", "a non-negative count", size, at=at_size)
+    fixed = codec.fixed_length
+    if fixed is not None:
+        at = h.pos
+        keys_length = h.i32(name + ".keys_length")
+        if keys_length != size * fixed:
+            raise h.error(name + ".keys_length", size * fixed, keys_length, at=at)
+        at = h.pos
+        fixed_length = h.i32(name + ".fixed_length")
+        if fixed_length != fixed:
+            raise h.error(name + ".fixed_length", fixed, fixed_length, at=at)
+        offsets_length = 0
+    else:
+        at = h.pos
+        offsets_length = h.i32(name + ".offsets_length")
+        if offsets_length != 4 * size:
+            raise h.error(name + ".offsets_length", 4 * size, offsets_length, at=at)
+        at = h.pos
+        keys_length = h.i32(name + ".keys_length")
+        if keys_length < 0:
+            raise h.error(name + ".keys_length", "a non-negative length", keys_length, at=at)
+    if h.remaining:
+        raise h.error(name + ".header", f"{h.pos} bytes", length, detail="unexpected bytes after the chunk header")
+    area = offsets_length + keys_length
+    if keys_offset < 0 or keys_offset + area > keys_area_length:
+        raise h.error(name + ".keys_offset", f"a range inside the {keys_area_length}-byte keys area",
+                      f"[{keys_offset}, {keys_offset + area})", at=at_offset)
+    keys: list[Key] = [first_key]
+    kr = d.sub(keys_base + keys_offset, area, name + ".keys")
+    if fixed is not None:
+        for j in range(size):
+            keys.append(codec.decode(kr, f"{name}.keys[{j}]"))
+    else:
+        rel = [kr.i32(f"{name}.key_offsets[{j}]") for j in range(size)]
+        for j, off in enumerate(rel):
+            if off < 0 or off > keys_length:
+                raise kr.error(f"{name}.key_offsets[{j}]", f"0..{keys_length}", off, at=4 * j)
+            kr.seek(offsets_length + off, f"{name}.key_offsets[{j}]")
+            keys.append(codec.decode(kr, f"{name}.keys[{j}]"))
+    chunk = DictionaryChunk(index, first_key, code, keys_offset, size, keys_length, offsets_length, fixed,
+                            h.base, length)
+    return chunk, keys
+
+
+# ---- writing ----------------------------------------------------------------------------------
+
+def write_dictionary(keys: Sequence[Key], codec: KeyCodec, chunk_size: int) -> bytes:
+    """Serialize sorted distinct keys (codes = positions) exactly as ``ChunkedDictionary.Appender``."""
+    if chunk_size < 0:
+        raise ValueError(f"chunk size must be non-negative, not {chunk_size}")
+    offsets = bytearray()
+    chunks = bytearray()
+    key_area = bytearray()
+    fixed = codec.fixed_length
+    i = 0
+    n = len(keys)
+    while i < n:
+        first, code = keys[i], i
+        i += 1
+        extra: list[bytes] = []
+        used = 0
+        while i < n:
+            enc = codec.encode(keys[i])
+            if fixed is not None:
+                if fixed > chunk_size - used:
+                    break
+            elif len(enc) > chunk_size - used or chunk_size - 4 * len(extra) < 4:
+                break
+            extra.append(enc)
+            used += len(enc)
+            i += 1
+        offsets += _I32.pack(len(chunks))
+        head = bytes([CHUNK_VERSION]) + codec.encode(first) + _I32.pack(code) + _I32.pack(len(key_area))
+        head += _I32.pack(len(extra))
+        if fixed is not None:
+            head += _I32.pack(used) + _I32.pack(fixed)
+            key_area += b"".join(extra)
+        else:
+            head += _I32.pack(4 * len(extra)) + _I32.pack(used)
+            pos = 0
+            for enc in extra:
+                key_area += _I32.pack(pos)
+                pos += len(enc)
+            key_area += b"".join(extra)
+        chunks += head
+    header = _I32.pack(DICTIONARY_HEADER_LENGTH) + bytes([DICTIONARY_VERSION]) + _I32.pack(len(offsets) // 4)
+    header += _I32.pack(len(offsets)) + _I32.pack(len(chunks))
+    return header + bytes(offsets) + bytes(chunks) + bytes(key_area)

@@ -1,0 +1,147 @@
+"""DataFrames of decoded file indexes: one builder per frame, columns defined once.
+
+``FILE_INDEX_COLUMNS`` come first in :func:`file_indexes_frame`; the decoded summary of each
+index type follows as extra columns (a column is empty for index types that lack it):
+
+* bloom-filter: ``num_hash_functions``, ``num_bits``, ``bits_set``, ``fill_ratio``,
+  ``estimated_items``, ``false_positive_probability``
+* bitmap: ``version``, ``row_count``, ``null_count``, ``cardinality``, ``singleton_values``,
+  ``header_bytes``, ``index_block_bytes``, ``bitmap_bytes``, ``index_block_count``
+* range-bitmap: ``row_count``, ``null_count``, ``cardinality``, ``min``, ``max``,
+  ``dictionary_chunks``, ``slice_count``, ``dictionary_bytes``, ``bsi_bytes``
+* bsi: ``row_count``, ``null_count``, ``min``, ``max``, ``positive_slices``, ``negative_slices``
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..file_indexes import VALUE_KEYS, IndexInfo
+from ..values import to_json, to_python
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..table import Table
+
+FILE_INDEX_COLUMNS = {
+    "partition": "partition values",
+    "bucket": "bucket",
+    "file_name": "data file",
+    "row_count": "rows of the data file",
+    "column": "indexed column (map-key indexes as col[key])",
+    "index_type": "bloom-filter, bitmap, range-bitmap or bsi",
+    "storage": "embedded (in the manifest) or external (.index file)",
+    "index_file": "external index file, relative to the table directory",
+    "bytes": "bytes of this index inside the container",
+    "error": "why the index could not be decoded, if it could not",
+}
+
+BITMAP_VALUE_COLUMNS = {
+    "partition": "partition values",
+    "bucket": "bucket",
+    "file_name": "data file",
+    "column": "indexed column",
+    "value": "a distinct non-null value (None: the null rows)",
+    "rows": "rows holding the value",
+    "bitmap_bytes": "bytes of its serialized bitmap (0 when stored inline as a single row)",
+}
+
+
+def _partition(table: Table, info: IndexInfo) -> dict[str, Any]:
+    types = {p.name: p.type for p in table.schema.partition_fields}
+    return {k: to_python(v, types[k]) for k, v in info.file.partition.items()}
+
+
+def summary_values(info: IndexInfo, as_json: bool) -> dict[str, Any]:
+    """The index summary with ``min``/``max`` converted for a frame (Python) or JSON."""
+    out = info.summary()
+    if info.data_type is not None:
+        conv = to_json if as_json else to_python
+        for k in VALUE_KEYS & out.keys():
+            out[k] = conv(out[k], info.data_type)
+    return out
+
+
+def file_indexes_frame(table: Table, infos: Sequence[IndexInfo], index_type: str | None = None) -> pd.DataFrame:
+    """One row per data file x column x index type (optionally one index type only)."""
+    import pandas as pd
+
+    rows = []
+    extra: dict[str, None] = {}
+    for info in infos:
+        if index_type is not None and info.index_type != index_type:
+            continue
+        row = {
+            "partition": _partition(table, info), "bucket": info.file.entry.bucket,
+            "file_name": info.file.entry.file.file_name, "row_count": info.file.entry.file.row_count,
+            "column": info.column, "index_type": info.index_type, "storage": info.storage,
+            "index_file": info.index_file, "bytes": info.bytes, "error": info.error,
+        }
+        for k, v in summary_values(info, as_json=False).items():
+            if k in FILE_INDEX_COLUMNS:
+                k = f"index_{k}"
+            extra.setdefault(k, None)
+            row[k] = v
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=[*FILE_INDEX_COLUMNS, *extra])
+    if index_type is not None:  # keep only the summary columns this index type has
+        empty = [c for c in extra if frame[c].isna().all()]
+        frame = frame.drop(columns=empty)
+    return frame
+
+
+def _json_safe(v: Any) -> Any:
+    """Non-finite floats as the strings the JSON encoding uses; other values unchanged."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+    return v
+
+
+def indexes_json(table: Table, infos: Sequence[IndexInfo]) -> dict[str, Any]:
+    """The ``indexes --format json`` document: per file, per column, per index type."""
+    files: dict[str, dict[str, Any]] = {}
+    for lf in table.live_files():
+        files[lf.entry.file.file_name] = {
+            "file_name": lf.entry.file.file_name, "path": lf.path,
+            "partition": {k: to_json(v, t.type) for (k, v), t in zip(lf.partition.items(),
+                                                                      table.schema.partition_fields)},
+            "bucket": lf.entry.bucket, "row_count": lf.entry.file.row_count,
+            "index_location": lf.index_location, "index_size": table.index_size(lf) or 0,
+            "columns": {},
+        }
+    for info in infos:
+        rec = files[info.file.entry.file.file_name]
+        if not info.column:  # the container itself could not be read
+            rec["error"] = info.error
+            continue
+        entry: dict[str, Any] = {"bytes": info.bytes, "storage": info.storage}
+        if info.error:
+            entry["error"] = info.error
+        entry.update({k: _json_safe(v) for k, v in summary_values(info, as_json=True).items()})
+        entry["bytes"] = info.bytes
+        rec["columns"].setdefault(info.column, {})[info.index_type] = entry
+    return {"table": table.path, "snapshot_id": table.snapshot_id, "files": list(files.values())}
+
+
+def bitmap_values_frame(table: Table, infos: Sequence[IndexInfo], column: str) -> pd.DataFrame:
+    """Frame of :data:`BITMAP_VALUE_COLUMNS` for one column's bitmap indexes."""
+    import pandas as pd
+
+    rows = []
+    for info in infos:
+        if info.index_type != "bitmap" or info.column != column or info.reader is None:
+            continue
+        base = {"partition": _partition(table, info), "bucket": info.file.entry.bucket,
+                "file_name": info.file.entry.file.file_name, "column": column}
+        summary = info.reader.summary()  # type: ignore[attr-defined]
+        if summary.null_count:
+            rows.append({**base, "value": None, "rows": summary.null_count, "bitmap_bytes": summary.null_bitmap_bytes})
+        dtype = info.data_type
+        for v in info.reader.values():  # type: ignore[attr-defined]
+            value = to_python(v.value, dtype) if dtype is not None else v.value
+            rows.append({**base, "value": value, "rows": v.row_count,
+                         "bitmap_bytes": len(v.bitmap) if v.stored else 0})
+    return pd.DataFrame(rows, columns=list(BITMAP_VALUE_COLUMNS))

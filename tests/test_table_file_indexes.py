@@ -1,0 +1,106 @@
+"""Table-level file indexes: every fixture table's indexes as Paimon lists them, decoded."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import paimon_lens as pl
+from paimon_lens.file_indexes import table_file_indexes
+from tests.conftest import FIXTURES, load_json, oracle_paths
+
+ORACLES = oracle_paths()
+
+
+def _dir(oracle: Path) -> Path:
+    return oracle.parent / load_json(oracle)["table"]["path"]
+
+
+@pytest.mark.parametrize("oracle", ORACLES, ids=lambda p: p.stem[7:])
+def test_index_types_and_sizes_match_oracle(oracle: Path) -> None:
+    o = load_json(oracle)
+    infos = table_file_indexes(pl.open_table(str(_dir(oracle))))
+    assert not [i.error for i in infos if i.error]
+    got: dict[str, dict[str, dict[str, int]]] = {}
+    for i in infos:
+        got.setdefault(i.file.entry.file.file_name, {}).setdefault(i.column, {})[i.index_type] = i.bytes
+    for f in o["files"]:
+        assert got.get(f["file_name"], {}) == (f["file_index"].get("columns") or {}), f["file_name"]
+
+
+@pytest.mark.parametrize("oracle", ORACLES, ids=lambda p: p.stem[7:])
+def test_summaries_agree_with_the_data(oracle: Path) -> None:
+    """Row counts in every decoded index equal the data file's row count."""
+    infos = table_file_indexes(pl.open_table(str(_dir(oracle))))
+    for i in infos:
+        s = i.summary()
+        if "row_count" in s:
+            assert s["row_count"] == i.file.entry.file.row_count, (i.file.entry.file.file_name, i.column)
+
+
+def test_frames() -> None:
+    t = pl.open_table(str(FIXTURES / "tables20/a20_append_indexed/warehouse/db.db/events20"))
+    frame = t.file_indexes()
+    assert set(frame.index_type) == {"bloom-filter", "bitmap", "range-bitmap", "bsi"}
+    assert set(frame.storage) == {"embedded", "external"}
+    blooms = t.bloom_filters()
+    assert set(blooms.index_type) == {"bloom-filter"} and (blooms.fill_ratio > 0).all()
+    assert {"num_hash_functions", "estimated_items", "false_positive_probability"} <= set(blooms.columns)
+    ranges = t.range_bitmaps()
+    assert set(ranges.column) == {"score", "ts"} and (ranges["min"] <= ranges["max"]).all()
+    values = t.bitmap_values("country")
+    # every row of every file is counted once: values (incl. null rows) sum to the file's rows
+    rows = t.files().set_index("file_name").row_count
+    per_file = values.groupby("file_name").rows.sum()
+    assert (per_file == rows[per_file.index]).all()
+    with pytest.raises(pl.PaimonLensError, match="no column 'nope'"):
+        t.bitmap_values("nope")
+
+
+def test_bitmap_values_match_parquet() -> None:
+    import pyarrow.parquet as pq
+
+    tdir = FIXTURES / "tables/d_type_zoo/warehouse/db.db/types_bitmap"
+    t = pl.open_table(str(tdir))
+    values = t.bitmap_values("c_string")
+    for lf in t.live_files():
+        col = pq.read_table(tdir / lf.path, columns=["c_string"]).column(0).to_pylist()
+        mine = values[values.file_name == lf.entry.file.file_name]
+        want: dict[object, int] = {}
+        for v in col:
+            want[v] = want.get(v, 0) + 1
+        have = {None if v is None or (isinstance(v, float) and v != v) else v: n for v, n in zip(mine.value, mine.rows)}
+        assert have == want
+
+
+def test_corrupt_external_index_is_reported_and_the_rest_goes_on(tmp_path: Path) -> None:
+    src = FIXTURES / "tables/a_append_indexed/warehouse/db.db/events_external"
+    dst = tmp_path / "events_external"
+    shutil.copytree(src, dst)
+    victim = sorted(dst.glob("bucket-0/*.index"))[0]
+    victim.write_bytes(b"\x00" * 40)
+    infos = table_file_indexes(pl.open_table(str(dst)))
+    bad = [i for i in infos if i.error]
+    assert len(bad) == 1 and "bad magic" in (bad[0].error or "") and str(victim) in (bad[0].error or "")
+    assert len({i.file.entry.file.file_name for i in infos if not i.error}) == 5
+    r = subprocess.run([sys.executable, "-m", "paimon_lens", "indexes", str(dst), "--format", "json"],
+                       capture_output=True, text=True)
+    doc = json.loads(r.stdout)
+    assert sum(1 for f in doc["files"] if "error" in f) == 1 and len(doc["files"]) == 6
+
+
+def test_cli_indexes_json_shape() -> None:
+    oracle = next(p for p in ORACLES if p.stem == "oracle_events20")
+    r = subprocess.run([sys.executable, "-m", "paimon_lens", "indexes", str(_dir(oracle)), "--format", "json"],
+                       capture_output=True, text=True, check=True)
+    doc = json.loads(r.stdout)
+    f = doc["files"][0]
+    assert {"file_name", "columns"} <= set(f)
+    for types in f["columns"].values():
+        for entry in types.values():
+            assert isinstance(entry["bytes"], int)
