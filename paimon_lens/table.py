@@ -317,6 +317,12 @@ class Table:
             raise PaimonLensError(f"no column {column!r} in {self.name}: {', '.join(self.schema.field_names)}")
         return index_frames.bitmap_values_frame(self, self._index_infos(), column)
 
+    def explain(self, where: str, *, truth: bool = False, index_enabled: bool = True) -> Any:
+        """Which files ``where`` makes Paimon read and why; see :func:`paimon_lens.pruning.explain.explain`."""
+        from .pruning.explain import explain
+
+        return explain(self, where, truth=truth, index_enabled=index_enabled)
+
     def deletion_vectors(self) -> pd.DataFrame:
         """Every deletion vector of the snapshot, decoded and CRC-checked (one row per data file)."""
         from .deletion_vectors import table_deletion_vectors

@@ -6,6 +6,7 @@ JSON shapes are a contract relied on by scripts (fields are added, never renamed
     paimon-lens files TABLE_PATH [--snapshot ID|latest|earliest|tag:NAME|ISO-TIME] [--format json]
     paimon-lens indexes TABLE_PATH [--snapshot S] [--format json]
     paimon-lens probe CONTAINER_FILE --schema "a INT, b STRING" (--where SQL | --where-file FILE) [--format json]
+    paimon-lens explain TABLE_PATH (--where SQL | --where-file FILE) [--truth] [--positions] [--format json]
     paimon-lens dv DV_INDEX_FILE [--offset N --length N] [--bitmap64] [--format json]
 """
 
@@ -153,6 +154,54 @@ def cmd_probe(args: argparse.Namespace, out: Any) -> int:
     return 0
 
 
+def cmd_explain(args: argparse.Namespace, out: Any) -> int:
+    """``explain``: which files a predicate reads and why, stage by stage."""
+    from ..pruning.explain import explain
+
+    if (args.where is None) == (args.where_file is None):
+        raise PaimonLensError("give exactly one of --where SQL or --where-file FILE")
+    table = _open(args)
+    sqls = [args.where] if args.where is not None else _read_where_file(args.where_file)
+    docs: list[dict[str, Any]] = []
+    reports = []
+    for sql in sqls:
+        try:
+            report = explain(table, sql, truth=args.truth, index_enabled=not args.no_index)
+        except PaimonLensError as e:
+            if args.where is not None:
+                raise
+            docs.append({"where": sql, "error": str(e), "files": [], "summary": {}})
+            continue
+        reports.append(report)
+        docs.append(report.to_dict(positions=args.positions))
+    if args.format == "json":
+        doc = docs[0] if args.where is not None else {"table": table.path, "snapshot_id": table.snapshot_id,
+                                                      "predicates": docs}
+        json.dump(doc, out, ensure_ascii=False, default=str)
+        out.write("\n")
+        return 0
+    for report in reports:
+        s = report.summary()
+        out.write(f"WHERE {report.where}\n  {report.predicate}\n")
+        for row in s["funnel"]:
+            out.write(f"  {row['stage']:<24} {row['files']:>6} files {_human_bytes(row['bytes']):>10} "
+                      f"{row['rows']:>10} rows\n")
+        if report.truth:
+            out.write(f"  truth: {s['matching_rows']} matching rows in {s['matching_files']} files; "
+                      f"{s['read_files_without_match']} files read for nothing\n")
+        out.write("\n")
+        rows = [[f.file_name, f.row_count, "read" if f.read else f"skip: {f.stage}", f.rows_after_dv,
+                 "" if f.matching_rows is None else f.matching_rows, f.reason, "; ".join(f.flags)]
+                for f in report.files]
+        headers = ["file", "rows", "verdict", "rows read", "matches" if report.truth else "", "reason", "flags"]
+        _print_table(rows, headers, out)
+        out.write("\n")
+    for d in docs:
+        if "error" in d:
+            out.write(f"error in {d['where']!r}: {d['error']}\n")
+    return 0
+
+
 def _dv_record(v: Any, positions: bool = True) -> dict[str, Any]:
     rec: dict[str, Any] = {"offset": v.offset, "length": v.length, "kind": v.kind, "cardinality": v.cardinality,
                            "crc_ok": v.crc_ok, "crc_stored": v.crc_stored, "crc_computed": v.crc_computed}
@@ -222,6 +271,17 @@ def build_parser() -> argparse.ArgumentParser:
     probe.add_argument("--where-file", help="file with one SQL predicate per line")
     probe.add_argument("--format", choices=("table", "json"), default="table")
     probe.set_defaults(func=cmd_probe)
+
+    ex = sub.add_parser("explain", help="which files a predicate reads and why, stage by stage")
+    ex.add_argument("table", help="table directory")
+    ex.add_argument("--where", help="SQL predicate")
+    ex.add_argument("--where-file", help="file with one SQL predicate per line")
+    ex.add_argument("--snapshot", default=None, help="snapshot selector (see files)")
+    ex.add_argument("--truth", action="store_true", help="read the data files and report the rows that match")
+    ex.add_argument("--positions", action="store_true", help="include index bitmap row positions")
+    ex.add_argument("--no-index", action="store_true", help="model file-index.read.enabled = false")
+    ex.add_argument("--format", choices=("table", "json"), default="table")
+    ex.set_defaults(func=cmd_explain)
 
     dv = sub.add_parser("dv", help="decode deletion vectors of a deletion-vector index file")
     dv.add_argument("file", help="deletion-vector index file (index/index-...)")

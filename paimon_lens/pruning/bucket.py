@@ -1,0 +1,204 @@
+"""Bucket pruning: which buckets of a fixed-bucket table can hold rows matching a predicate.
+
+Paimon's default bucket function (``DefaultBucketFunction``) serialises the bucket-key values of a
+row into a ``BinaryRow`` and takes ``Math.abs(row.hashCode() % numBuckets)``, where
+``BinaryRow.hashCode`` is Murmur3-32 (seed 42) over the row bytes read as little-endian 32-bit
+words (``MurmurHashUtils.hashBytesByWords``), finalised with the byte length. The ``mod`` bucket
+function (``bucket-function.type = mod``, one INT/BIGINT key) uses ``floorMod(key, numBuckets)``.
+
+Bucket selection at planning (2.0.0 ``BucketSelectConverter`` + ``BucketSelector``):
+
+* only for fixed buckets (``bucket > 0``; also postpone mode) and when the predicate mentions
+  every bucket-key column somewhere;
+* per partition, leaves on partition columns are replaced by their value on that partition
+  (``PartitionValuePredicateVisitor``) and the predicate simplified; then the conjuncts on bucket
+  keys are projected (:func:`~paimon_lens.pruning.evolution.pick`);
+* a conjunct yields candidate values for one column when it is an ``Equal``/``In`` leaf or an
+  ``Or`` of such leaves on that same column (null literals ignored); a second conjunct on the same
+  column intersects the values (an empty intersection disables pruning);
+* every bucket-key column needs values, and at most 1000 value combinations; each combination is
+  hashed and the file is kept when its bucket is one of the results (computed with the entry's own
+  ``_TOTAL_BUCKETS``).
+
+0.9.0 (``ScanBucketFilter``) had no partition substitution, projected conjuncts all-or-nothing,
+took the filter from the data (append) or key (primary-key) predicate only, and gave up instead of
+intersecting when a bucket-key column appeared in two conjuncts.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping, Sequence
+from itertools import product
+from typing import Any
+
+from ..metadata.binary_row import encode_binary_row
+from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, and_, or_
+from ..types import DataField
+from .compare import java_key, leaf_row_test
+from .evolution import field_names, pick, split_and, split_or
+
+MAX_VALUES = 1000
+_M32 = 0xFFFFFFFF
+
+
+def _rotl(x: int, r: int) -> int:
+    return ((x << r) | (x >> (32 - r))) & _M32
+
+
+def murmur_words(data: bytes, seed: int = 42) -> int:
+    """``MurmurHashUtils.hashBytesByWords``: Murmur3-32 over 4-byte little-endian words (signed result)."""
+    if len(data) % 4:
+        raise ValueError("hashBytesByWords needs a length that is a multiple of 4")
+    h = seed
+    for (k,) in struct.iter_unpack("<I", data):
+        k = (k * 0xCC9E2D51) & _M32
+        k = _rotl(k, 15)
+        k = (k * 0x1B873593) & _M32
+        h ^= k
+        h = _rotl(h, 13)
+        h = (h * 5 + 0xE6546B64) & _M32
+    h ^= len(data)
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & _M32
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & _M32
+    h ^= h >> 16
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def binary_row_hash(values: Sequence[Any], fields: Sequence[DataField]) -> int:
+    """``BinaryRow.hashCode()`` of a row holding ``values`` (internal form) for ``fields``."""
+    row = encode_binary_row(values, [f.type for f in fields])[4:]  # drop the serialised arity
+    return murmur_words(row)
+
+
+def java_mod(a: int, n: int) -> int:
+    """Java's ``a % n`` (the sign follows ``a``)."""
+    r = abs(a) % abs(n)
+    return -r if a < 0 else r
+
+
+def bucket_of(values: Sequence[Any], fields: Sequence[DataField], num_buckets: int,
+              function: str = "default") -> int:
+    """The bucket Paimon assigns to a row whose bucket-key columns hold ``values``."""
+    if function == "mod":
+        return int(values[0]) % num_buckets  # Math.floorMod
+    return abs(java_mod(binary_row_hash(values, fields), num_buckets))
+
+
+def substitute_partition(predicate: Predicate, partition: Mapping[str, Any]) -> Predicate | bool:
+    """Replace leaves on partition columns by their truth on ``partition``; simplify AND/OR.
+
+    Returns a predicate, or True/False when the whole predicate became constant.
+    """
+    if isinstance(predicate, LeafPredicate):
+        if predicate.field in partition:
+            return leaf_row_test(predicate, partition[predicate.field])
+        return predicate
+    return _substitute_compound(predicate, partition)
+
+
+def _substitute_compound(predicate: CompoundPredicate, partition: Mapping[str, Any]) -> Predicate | bool:
+    is_and = predicate.function == "And"
+    kids: list[Predicate] = []
+    for c in predicate.children:
+        s = substitute_partition(c, partition)
+        if s is True or s is False:
+            if s is not is_and:  # False in an AND, True in an OR decides it
+                return s
+            continue
+        kids.append(s)
+    if not kids:
+        return is_and
+    return and_(*kids) if is_and else or_(*kids)
+
+
+def bucket_values(predicate: Predicate, bucket_key_fields: Sequence[DataField]) -> list[list[Any]] | None:
+    """Candidate values per bucket-key column from a predicate on the bucket keys, or None."""
+    names = [f.name for f in bucket_key_fields]
+    per_key: list[list[Any] | None] = [None] * len(names)
+    for conjunct in split_and(predicate):
+        ref: str | None = None
+        values: list[Any] = []
+        usable = True
+        for leaf in split_or(conjunct):
+            if (not isinstance(leaf, LeafPredicate) or (ref is not None and leaf.field != ref)
+                    or leaf.function not in ("Equal", "In")):
+                usable = False
+                break
+            ref = leaf.field
+            values.extend(v for v in leaf.literals if v is not None)
+        if not usable or ref is None:
+            continue
+        i = names.index(ref)
+        prev = per_key[i]
+        if prev is None:
+            per_key[i] = values
+        else:
+            dtype = bucket_key_fields[i].type  # Java equals: -0.0 != 0.0, NaN == NaN
+            other = {java_key(v, dtype) for v in values}
+            kept = [v for v in prev if java_key(v, dtype) in other]
+            if not kept:
+                return None  # contradictory conditions: Paimon then selects every bucket
+            per_key[i] = kept
+    out: list[list[Any]] = []
+    combos = 1
+    for vals in per_key:
+        if vals is None:
+            return None
+        combos *= len(vals)
+        if combos > MAX_VALUES:
+            return None
+        out.append(vals)
+    return out
+
+
+class BucketSelector:
+    """Bucket pruning of one predicate on one table (Paimon 2.0 ``BucketSelector``)."""
+
+    def __init__(self, predicate: Predicate, bucket_key_fields: Sequence[DataField],
+                 function: str = "default") -> None:
+        self.predicate = predicate
+        self.fields = list(bucket_key_fields)
+        self.names = [f.name for f in self.fields]
+        self.function = function
+        self._rows: dict[tuple[Any, ...], list[tuple[Any, ...]] | None] = {}
+        self._buckets: dict[tuple[tuple[Any, ...], int], frozenset[int]] = {}
+
+    @staticmethod
+    def create(predicate: Predicate | None, bucket_key_fields: Sequence[DataField], fixed_bucket: bool,
+               function: str = "default") -> BucketSelector | None:
+        """``BucketSelectConverter.convert``: None when bucket pruning cannot apply at all."""
+        if predicate is None or not fixed_bucket or not bucket_key_fields:
+            return None
+        if not {f.name for f in bucket_key_fields} <= field_names(predicate):
+            return None
+        return BucketSelector(predicate, bucket_key_fields, function)
+
+    def rows(self, partition: Mapping[str, Any]) -> list[tuple[Any, ...]] | None:
+        """Bucket-key value combinations that can match in ``partition``; None = no pruning."""
+        key = tuple(sorted(partition.items(), key=lambda kv: kv[0]))
+        if key not in self._rows:
+            self._rows[key] = self._compute_rows(partition)
+        return self._rows[key]
+
+    def _compute_rows(self, partition: Mapping[str, Any]) -> list[tuple[Any, ...]] | None:
+        sub = substitute_partition(self.predicate, partition)
+        if sub is True or sub is False:
+            return None
+        picked = pick(split_and(sub), self.names)
+        if not picked:
+            return None
+        values = bucket_values(and_(*picked), self.fields)
+        return None if values is None else [tuple(r) for r in product(*values)]
+
+    def buckets(self, partition: Mapping[str, Any], total_buckets: int) -> frozenset[int] | None:
+        """The buckets (out of ``total_buckets``) that can hold matches; None = no pruning."""
+        rows = self.rows(partition)
+        if rows is None or total_buckets <= 0:
+            return None
+        key = (tuple(sorted(partition.items(), key=lambda kv: kv[0])), total_buckets)
+        if key not in self._buckets:
+            self._buckets[key] = frozenset(bucket_of(r, self.fields, total_buckets, self.function) for r in rows)
+        return self._buckets[key]

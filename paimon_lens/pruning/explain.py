@@ -1,0 +1,292 @@
+"""Explain a predicate file by file: what Paimon's scan and read would do, and why.
+
+Stages, in Paimon's order (see :mod:`paimon_lens.pruning.scan` for the planning rules):
+
+1. partition      partition values (and manifest partition stats) against the partition predicate
+2. bucket         bucket-key equality / IN, with Paimon's bucket hash
+3. stats          manifest min/max/null counts (append tables; PK tables only with deletion vectors)
+4. index (plan)   embedded file indexes, evaluated while planning
+   ------------- the scan plan ends here: ``planned``
+5. index (read)   external ``.index`` files, evaluated when the file is opened
+6. deletion vector  ``[0, rowCount)`` minus deleted rows, intersected with an index bitmap; a file
+                  whose selection is empty is not read
+   ------------- ``read``; ``rows_after_dv`` rows are handed to the row-level filter
+
+With ``truth=True`` the predicate's columns are read from each data file and the rows that really
+match are reported, so a skipped file that holds a match (a Paimon bug) or a read file without
+matches (wasted I/O, e.g. a bloom-filter false positive) is visible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pyroaring import BitMap
+
+from ..errors import PaimonLensError
+from ..formats.result import BitmapIndexResult, FileIndexResult
+from ..predicate.model import Predicate
+from ..values import to_json, to_python
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..table import LiveFile, Table
+    from .scan import PlanDecision
+
+STAGES = ("partition", "bucket", "stats", "index", "read index", "deletion vector")
+
+
+@dataclass(frozen=True)
+class FileVerdict:
+    """What happens to one data file for one predicate."""
+
+    file_name: str
+    path: str
+    partition: dict[str, Any]
+    bucket: int
+    level: int
+    row_count: int
+    file_size: int
+    index_location: str
+    partition_keep: bool
+    bucket_keep: bool | None
+    stats_keep: bool
+    stats_used: bool
+    index_result: str  # REMAIN | SKIP | NO_INDEX
+    index_kind: str | None  # REMAIN | SKIP | BITMAP (None: no index)
+    index_positions: BitMap | None
+    planned: bool
+    read: bool
+    deleted_rows: int
+    rows_after_dv: int
+    stage: str  # first stage that removed the file, "" if it is read
+    reason: str
+    matching_positions: BitMap | None = None
+    matching_live_positions: BitMap | None = None
+    flags: tuple[str, ...] = ()
+
+    @property
+    def matching_rows(self) -> int | None:
+        """Rows of the file that satisfy the predicate (truth), deleted rows excluded."""
+        if self.matching_live_positions is not None:
+            return len(self.matching_live_positions)
+        return None if self.matching_positions is None else len(self.matching_positions)
+
+
+@dataclass
+class ExplainReport:
+    """The per-file verdicts of one predicate on one snapshot, and the funnel they make."""
+
+    table: Table
+    where: str
+    predicate: Predicate
+    files: list[FileVerdict]
+    truth: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    # ---- summaries --------------------------------------------------------------------------
+    def funnel(self) -> list[dict[str, Any]]:
+        """Files, bytes and rows still in play after each stage (planning, then reading)."""
+        rows = []
+        alive = list(self.files)
+        rows.append(_stage_row("all files", alive))
+        for stage in STAGES:
+            alive = [f for f in alive if f.stage != stage]
+            rows.append(_stage_row(f"after {stage}", alive, rows_after=stage == "deletion vector"))
+        return rows
+
+    def summary(self) -> dict[str, Any]:
+        """Totals: files/bytes/rows at each step, and truth when it was computed."""
+        planned = [f for f in self.files if f.planned]
+        read = [f for f in self.files if f.read]
+        out: dict[str, Any] = {
+            "files": len(self.files),
+            "bytes": sum(f.file_size for f in self.files),
+            "rows": sum(f.row_count for f in self.files),
+            "planned_files": len(planned),
+            "planned_bytes": sum(f.file_size for f in planned),
+            "read_files": len(read),
+            "read_bytes": sum(f.file_size for f in read),
+            "rows_after_dv": sum(f.rows_after_dv for f in read),
+            "skipped_by": {s: sum(1 for f in self.files if f.stage == s) for s in STAGES},
+            "funnel": self.funnel(),
+        }
+        if self.truth:
+            out["matching_files"] = sum(1 for f in self.files if f.matching_rows)
+            out["matching_rows"] = sum(f.matching_rows or 0 for f in self.files)
+            out["read_files_without_match"] = sum(1 for f in read if not f.matching_rows)
+            out["skipped_files_with_match"] = sum(1 for f in self.files if not f.read and f.matching_rows)
+        return out
+
+    # ---- output -----------------------------------------------------------------------------
+    def file_record(self, f: FileVerdict, positions: bool = False) -> dict[str, Any]:
+        """One file as the ``explain --format json`` contract prints it."""
+        ptypes = {p.name: p.type for p in self.table.schema.partition_fields}
+        rec: dict[str, Any] = {
+            "file_name": f.file_name, "path": f.path,
+            "partition": {k: to_json(v, ptypes[k]) for k, v in f.partition.items()},
+            "bucket": f.bucket, "level": f.level, "row_count": f.row_count, "file_size": f.file_size,
+            "index_location": f.index_location,
+            "partition_keep": f.partition_keep, "bucket_keep": f.bucket_keep, "stats_keep": f.stats_keep,
+            "stats_used": f.stats_used, "index_result": f.index_result, "index_result_kind": f.index_kind,
+            "index_positions": (list(f.index_positions) if positions and f.index_positions is not None else None),
+            "planned": f.planned, "read": f.read, "deleted_rows": f.deleted_rows,
+            "rows_after_dv": f.rows_after_dv, "stage": f.stage or None, "reason": f.reason,
+            "flags": list(f.flags),
+        }
+        if self.truth:
+            rec["matching_positions"] = None if f.matching_positions is None else list(f.matching_positions)
+            rec["matching_live_positions"] = (None if f.matching_live_positions is None
+                                              else list(f.matching_live_positions))
+            rec["matching_rows"] = f.matching_rows
+        return rec
+
+    def to_dict(self, positions: bool = False) -> dict[str, Any]:
+        """JSON-ready dict: ``{"where", "predicate", "snapshot_id", "files": [...], "summary": {...}}``."""
+        return {
+            "where": self.where, "predicate": str(self.predicate), "table": self.table.path,
+            "snapshot_id": self.table.snapshot_id, "notes": list(self.notes),
+            "files": [self.file_record(f, positions) for f in self.files],
+            "summary": self.summary(),
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per data file (see :data:`EXPLAIN_COLUMNS`)."""
+        import pandas as pd
+
+        ptypes = {p.name: p.type for p in self.table.schema.partition_fields}
+        rows = []
+        for f in self.files:
+            rows.append({
+                "file_name": f.file_name, "partition": {k: to_python(v, ptypes[k]) for k, v in f.partition.items()},
+                "bucket": f.bucket, "level": f.level, "row_count": f.row_count, "file_size": f.file_size,
+                "partition_keep": f.partition_keep, "bucket_keep": f.bucket_keep, "stats_keep": f.stats_keep,
+                "index_location": f.index_location, "index_result": f.index_result, "index_kind": f.index_kind,
+                "index_rows": None if f.index_positions is None else len(f.index_positions),
+                "planned": f.planned, "read": f.read, "deleted_rows": f.deleted_rows,
+                "rows_after_dv": f.rows_after_dv, "matching_rows": f.matching_rows, "stage": f.stage,
+                "reason": f.reason, "flags": ", ".join(f.flags),
+            })
+        return pd.DataFrame(rows, columns=list(EXPLAIN_COLUMNS))
+
+    def _repr_html_(self) -> str:
+        from ..presentation.html import render_explain
+
+        return render_explain(self)
+
+    def __repr__(self) -> str:
+        s = self.summary()
+        return (f"<ExplainReport {self.where!r}: {s['files']} files -> {s['planned_files']} planned -> "
+                f"{s['read_files']} read ({s['rows_after_dv']} rows)>")
+
+
+EXPLAIN_COLUMNS = {
+    "file_name": "data file", "partition": "partition values", "bucket": "bucket", "level": "LSM level",
+    "row_count": "rows in the file", "file_size": "bytes",
+    "partition_keep": "partition filter keeps the file", "bucket_keep": "bucket filter keeps it (None: not used)",
+    "stats_keep": "manifest min/max/null counts keep it", "index_location": "embedded, external or none",
+    "index_result": "REMAIN, SKIP or NO_INDEX", "index_kind": "REMAIN, SKIP or BITMAP",
+    "index_rows": "rows selected by a bitmap index result", "planned": "in Paimon's scan plan",
+    "read": "opened by the reader", "deleted_rows": "rows marked deleted by a deletion vector",
+    "rows_after_dv": "rows handed to the row filter", "matching_rows": "rows that truly match (truth)",
+    "stage": "stage that removed the file", "reason": "why", "flags": "findings (false positives, bugs)",
+}
+
+
+def _stage_row(name: str, files: Sequence[FileVerdict], rows_after: bool = False) -> dict[str, Any]:
+    return {
+        "stage": name, "files": len(files), "bytes": sum(f.file_size for f in files),
+        "rows": sum(f.rows_after_dv if rows_after else f.row_count for f in files),
+    }
+
+
+def _deletion_vectors(table: Table) -> dict[str, BitMap]:
+    from ..deletion_vectors import table_deletion_vectors
+
+    out: dict[str, BitMap] = {}
+    for dv in table_deletion_vectors(table):
+        if dv.positions is not None and dv.kind == "32":
+            out[dv.data_file] = BitMap(dv.positions)
+    return out
+
+
+def _read_stage(d: PlanDecision, lf: LiveFile, result: FileIndexResult | None,
+                dv: BitMap | None) -> tuple[bool, int, str, str]:
+    """(read, rows_after_dv, stage, reason) for a planned file."""
+    n = lf.entry.file.row_count
+    if lf.index_location == "external" and result is not None and not result.remain():
+        return False, 0, "read index", d.reason or "external index: no row can match"
+    selection: BitMap | None = None
+    if isinstance(result, BitmapIndexResult) and n <= 2**31 - 1:
+        selection = BitMap(result.bitmap)
+    if dv is not None:
+        if selection is None:
+            selection = BitMap()
+            selection.add_range(0, n)
+        selection = selection - dv
+    rows = n if selection is None else len(selection)
+    if rows == 0:
+        why = "every candidate row is deleted" if dv is not None else "index selects no row"
+        return False, 0, "deletion vector", why
+    return True, rows, "", ""
+
+
+def explain(table: Table, where: str | Predicate, *, truth: bool = False, index_enabled: bool = True) -> ExplainReport:
+    """Simulate Paimon's pruning of ``where`` on every live file of ``table``'s snapshot.
+
+    Args:
+        table: an opened table (any snapshot).
+        where: SQL WHERE text (parsed against the table schema) or a bound predicate.
+        truth: also read the predicate's columns from every data file and report the rows that
+            really match.
+        index_enabled: ``False`` models ``file-index.read.enabled = false``.
+    """
+    from ..predicate.parser import parse_where
+    from .scan import plan
+    from .truth import matching_positions
+
+    predicate = parse_where(where, table.schema.fields) if isinstance(where, str) else where
+    text = where if isinstance(where, str) else str(where)
+    decisions = {d.file_name: d for d in plan(table, predicate, index_enabled=index_enabled)}
+    dvs = _deletion_vectors(table) if table.index_entries() else {}
+    verdicts: list[FileVerdict] = []
+    notes: list[str] = []
+    for lf in table.live_files():
+        f = lf.entry.file
+        d = decisions[f.file_name]
+        result = getattr(d, "index", None)
+        positions = result.bitmap if isinstance(result, BitmapIndexResult) else None
+        dv = dvs.get(f.file_name)
+        stage, reason = d.stage, d.reason
+        read, rows = False, 0
+        if d.planned:
+            read, rows, stage, reason = _read_stage(d, lf, result if index_enabled else None, dv)
+        flags: list[str] = []
+        match = live = None
+        if truth:
+            try:
+                match = matching_positions(table, lf, predicate)
+                live = match - dv if dv is not None else None
+            except PaimonLensError as e:
+                notes.append(f"{f.file_name}: ground truth unavailable: {e}")
+            matched = len(live if live is not None else match) if match is not None else 0
+            if matched and not read:
+                flags.append(f"PAIMON SKIPPED A FILE WITH {matched} MATCHING ROWS at stage {stage!r}")
+            elif read and match is not None and not matched:
+                flags.append("read without any matching row")
+                if lf.index_location != "none" and d.index_result == "REMAIN":
+                    flags.append("index could not rule the file out (false positive or no index on the columns)")
+        verdicts.append(FileVerdict(
+            file_name=f.file_name, path=lf.path, partition=lf.partition, bucket=lf.entry.bucket, level=f.level,
+            row_count=f.row_count, file_size=f.file_size, index_location=lf.index_location,
+            partition_keep=d.partition_keep, bucket_keep=d.bucket_keep, stats_keep=d.stats_keep,
+            stats_used=d.stats_used, index_result=d.index_result,
+            index_kind=None if result is None else result.kind, index_positions=positions,
+            planned=d.planned, read=read, deleted_rows=len(dv) if dv is not None else 0, rows_after_dv=rows,
+            stage=stage, reason=reason, matching_positions=match, matching_live_positions=live,
+            flags=tuple(flags),
+        ))
+    return ExplainReport(table, text, predicate, verdicts, truth, notes)

@@ -1,0 +1,33 @@
+"""Row-level evaluation of a predicate over columns of values (ground truth).
+
+The semantics of each leaf are Paimon's ``LeafFunction.test(value)``
+(:func:`paimon_lens.pruning.compare.leaf_row_test`); this module applies them to whole columns
+and combines leaves into a boolean mask per row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..predicate.model import LeafPredicate, Predicate
+from .compare import leaf_row_test
+
+
+def evaluate_rows(pred: Predicate, columns: Mapping[int, Sequence[Any]], row_count: int) -> npt.NDArray[np.bool_]:
+    """Boolean mask of the rows matching ``pred``; ``columns`` maps a leaf's field index to values.
+
+    A field index missing from ``columns`` stands for a column the file does not have (all null).
+    """
+    if isinstance(pred, LeafPredicate):
+        values = columns.get(pred.index)
+        if values is None:
+            return np.full(row_count, leaf_row_test(pred, None), dtype=bool)
+        return np.fromiter((leaf_row_test(pred, v) for v in values), dtype=bool, count=row_count)
+    masks = [evaluate_rows(c, columns, row_count) for c in pred.children]
+    if pred.function == "And":
+        return np.logical_and.reduce(masks) if masks else np.ones(row_count, dtype=bool)
+    return np.logical_or.reduce(masks) if masks else np.zeros(row_count, dtype=bool)

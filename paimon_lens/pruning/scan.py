@@ -1,0 +1,388 @@
+"""What Paimon's scan planning decides for each data file, stage by stage (Paimon 2.0.0 behaviour).
+
+``plan(table, predicate)`` returns one :class:`PlanDecision` per live data file, modelling
+``newReadBuilder().withFilter(predicate).newScan().plan()`` of a batch read:
+
+1. **partition** (``SnapshotReaderImpl.withFilter``, ``PartitionPredicate``): each top-level
+   conjunct is projected onto the partition columns (:func:`~.evolution.project`) and the result
+   is tested on the entry's partition values (manifest-list partition stats only skip manifests
+   whose entries would all fail this test). The conjuncts not entirely on partition columns form
+   the *data filter*.
+2. **bucket** (``BucketSelectConverter``/``BucketSelector``, see :mod:`.bucket`): fixed-bucket
+   tables, equality / ``IN`` on every bucket-key column.
+3. **level** (primary-key tables, ``CoreOptions.batchScanSkipLevel0``): with deletion vectors
+   (unless ``deletion-vectors.merge-on-read``) or the ``first-row`` merge engine a batch scan only
+   reads levels above 0.
+4. **stats** (``filterByStats``): the data filter, reduced to its conjuncts that are safe for the
+   file's schema (:func:`~.evolution.filter_unsafe_filter`), tested on the file's value stats
+   mapped to the table schema by field id (``SimpleStatsEvolution``: dense stats, missing columns
+   all-null). Append tables always; primary-key tables only when the value filter is enabled
+   (same condition as the level rule), otherwise only the primary-key conjuncts on the key stats.
+5. **index**: when the stats keep the file and ``file-index.read.enabled`` (and, for primary-key
+   tables, deletion vectors), the *embedded* file index is evaluated with the data filter devolved
+   to the file's schema. External ``.index`` files are only read by the reader, after planning.
+6. **whole bucket** (primary-key tables, ``postFilterManifestEntries``): the files left in a bucket
+   are filtered per file by value stats (and embedded index) when they do not overlap (one level,
+   not 0), else the bucket is kept whole if any of its files passes, dropped whole otherwise
+   (kept whole without deletion vectors for ``partial-update``/``aggregation``).
+
+Paimon 0.9.0 differs in ways the recorded 0.9 plans do not show for their predicates: partition
+conjuncts were split all-or-nothing, primary-key files tested either the value filter (level > 0
+with deletion vectors or ``first-row``) or the key filter, never both, primary-key tables had no
+file index, the bucket filter (see :mod:`.bucket`) was simpler, and OR of a bitmap result with a
+non-bitmap result was wrong (``paimon_09_bitmap_or=True`` reproduces it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import PaimonLensError
+from ..file_indexes import open_container
+from ..formats.file_index_predicate import FileIndexPredicate
+from ..formats.result import FileIndexResult
+from ..metadata.stats import ColumnStats, decode_stats, evolve_stats
+from ..predicate.model import Predicate, and_
+from ..types import DataField
+from .bucket import BucketSelector
+from .compare import row_test
+from .evolution import devolve_filter, fields_within, filter_unsafe_filter, pick, split_and
+from .stats import stats_reason, stats_test
+
+if TYPE_CHECKING:
+    from ..metadata.schema import TableSchema
+    from ..table import LiveFile, Table
+
+STAGES = ("partition", "bucket", "level", "stats", "index", "whole_bucket")
+
+
+@dataclass(frozen=True)
+class PlanDecision:
+    """Paimon's planning decision for one live data file.
+
+    Attributes:
+        file_name: the data file.
+        partition: its partition values (internal form).
+        bucket / level: where it lives.
+        partition_keep: the partition filter keeps it (True without a partition filter).
+        bucket_keep: bucket pruning keeps it; None when no bucket pruning applies.
+        level_keep: the level-0 rule of primary-key batch scans keeps it.
+        stats_keep: the predicate tested on the file's own value stats (2.0 ``filterByStats``:
+            unsafe conjuncts removed, stats evolved), whatever the planner does with it.
+        stats_used: the planner decides this file with its value stats (append tables with a data
+            filter; primary-key tables when the value filter applies per file).
+        key_keep: primary-key tables: the primary-key conjuncts on the key stats; None without
+            such conjuncts or for append tables.
+        index_result: ``REMAIN``/``SKIP`` of the file's index container (embedded or external) for
+            the predicate devolved to the file's schema; ``NO_INDEX`` without a container.
+        index_location: ``embedded``, ``external`` or ``none``.
+        index_used_at_planning: the planner evaluates the embedded index of this file.
+        whole_bucket_keep: primary-key tables: the whole-bucket rule keeps it (None: not applied).
+        planned: the file is in Paimon's plan.
+        stage: the first stage that removed it (``partition``, ``bucket``, ``level``, ``stats``,
+            ``index``, ``whole_bucket``), ``""`` when planned.
+        reason: why, in a few words (for planned files: what happens next, if anything).
+        index_error: why the index could not be read (index_result is then REMAIN).
+        index: the container's full answer behind ``index_result`` (a bitmap of candidate rows
+            for bitmap V2, range-bitmap and bsi), None without an index.
+    """
+
+    file_name: str
+    partition_keep: bool
+    bucket_keep: bool | None
+    stats_keep: bool
+    stats_used: bool
+    index_result: str
+    index_used_at_planning: bool
+    planned: bool
+    stage: str
+    reason: str
+    partition: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    bucket: int = 0
+    level: int = 0
+    level_keep: bool = True
+    key_keep: bool | None = None
+    index_location: str = "none"
+    whole_bucket_keep: bool | None = None
+    index_error: str | None = None
+    index: FileIndexResult | None = field(default=None, compare=False, repr=False)
+
+
+def _opt_bool(options: Mapping[str, str], key: str, default: bool) -> bool:
+    v = options.get(key)
+    return default if v is None else v.strip().lower() == "true"
+
+
+def partition_filter(table: Table, predicate: Predicate | None) -> Predicate | None:
+    """The partition filter Paimon splits off ``predicate`` (bound to the partition columns), or None."""
+    keys = list(table.schema.partition_keys)
+    if predicate is None or not keys:
+        return None
+    parts = pick(split_and(predicate), keys)
+    return and_(*parts) if parts else None
+
+
+def data_filter(table: Table, predicate: Predicate | None) -> Predicate | None:
+    """The conjuncts of ``predicate`` not entirely on partition columns (Paimon's non-partition filter)."""
+    keys = set(table.schema.partition_keys)
+    kept = [c for c in split_and(predicate) if not (keys and fields_within(c, keys))]
+    return and_(*kept) if kept else None
+
+
+def partition_keep(table: Table, predicate: Predicate | None, lf: LiveFile) -> bool:
+    """Whether the partition filter of ``predicate`` keeps ``lf``'s partition."""
+    part = partition_filter(table, predicate)
+    return part is None or row_test(part, lf.partition)
+
+
+def _fields_named(schema: TableSchema, names: Sequence[str]) -> list[DataField]:
+    by_name = {f.name: f for f in schema.fields}
+    return [by_name[n] for n in names if n in by_name]
+
+
+@dataclass
+class _FileEval:
+    """Intermediate per-file results."""
+
+    lf: LiveFile
+    decision: dict[str, Any]
+    value_test: bool = True  # value stats (+ embedded index when used) of the planner
+    value_reason: str = ""
+    value_stage: str = ""
+    index_remain: bool | None = None  # the embedded index on the data filter, when the planner uses it
+    index_consulted: bool = False  # the value stats passed, so the planner evaluates the embedded index
+    key_reason: str = ""
+    survives_scan: bool = True  # after partition, bucket, level and filterByStats
+    stage: str = ""
+    reason: str = ""
+
+
+class _Planner:
+    """One predicate on one table: the filters Paimon derives once per scan."""
+
+    def __init__(self, table: Table, predicate: Predicate | None, index_enabled: bool,
+                 paimon_09_bitmap_or: bool) -> None:
+        self.table = table
+        self.schema = table.schema
+        self.fields = list(self.schema.fields)
+        opts = self.schema.options
+        self.predicate = predicate
+        self.paimon_09_bitmap_or = paimon_09_bitmap_or
+        self.partition_filter = partition_filter(table, predicate)
+        self.data_filter = data_filter(table, predicate)
+        self.pk = bool(self.schema.primary_keys)
+        self.dv = _opt_bool(opts, "deletion-vectors.enabled", False)
+        self.merge_engine = opts.get("merge-engine", "deduplicate").strip().lower()
+        index_read = index_enabled and _opt_bool(opts, "file-index.read.enabled", True)
+        if self.pk:
+            if self.dv:
+                self.skip_level0 = not _opt_bool(opts, "deletion-vectors.merge-on-read", False)
+            else:
+                self.skip_level0 = self.merge_engine == "first-row"
+            self.value_filter_enabled = self.data_filter is not None and self.skip_level0
+            self.index_at_planning = index_read and self.dv
+            self.key_names = list(self.schema.trimmed_primary_keys)
+            keys = pick(split_and(self.data_filter), self.key_names)
+            self.key_filter: Predicate | None = and_(*keys) if keys else None
+        else:
+            self.skip_level0 = False
+            self.value_filter_enabled = self.data_filter is not None
+            self.index_at_planning = index_read
+            self.key_names = []
+            self.key_filter = None
+        bucket = int(opts.get("bucket", "-1"))
+        function = opts.get("bucket-function.type", "default").strip().lower()
+        fixed = (bucket > 0 or bucket == -2) and function in ("default", "mod")
+        self.bucket_selector = BucketSelector.create(
+            predicate, _fields_named(self.schema, self.schema.bucket_keys), fixed, function)
+
+    # ---- per file -----------------------------------------------------------------------------
+    def evaluate(self, lf: LiveFile) -> _FileEval:
+        f = lf.entry.file
+        file_schema = self.table.schema_manager.schema(f.schema_id)
+        same = f.schema_id == self.schema.id
+        d: dict[str, Any] = {"file_name": f.file_name, "partition": dict(lf.partition),
+                             "bucket": lf.entry.bucket, "level": f.level,
+                             "index_location": lf.index_location}
+        ev = _FileEval(lf, d)
+        d["partition_keep"] = self.partition_filter is None or row_test(self.partition_filter, lf.partition)
+        buckets = (None if self.bucket_selector is None
+                   else self.bucket_selector.buckets(lf.partition, lf.entry.total_buckets))
+        d["bucket_keep"] = None if buckets is None else lf.entry.bucket in buckets
+        d["level_keep"] = not (self.pk and self.skip_level0 and f.level == 0)
+        full = filter_unsafe_filter(self.predicate, self.fields, file_schema.fields, same)
+        d["stats_keep"] = full is None or stats_test(full, f.row_count, lf.stats, self.fields)
+        self._index(ev, file_schema, same)
+        self._value(ev, file_schema, same)
+        d["key_keep"] = self._key(ev, file_schema, same)
+        self._first_stage(ev, buckets)
+        return ev
+
+    def _index(self, ev: _FileEval, file_schema: TableSchema, same: bool) -> None:
+        d = ev.decision
+        d["index_result"], d["index_error"], d["index"] = "NO_INDEX", None, None
+        d["index_used_at_planning"] = False
+        lf = ev.lf
+        if lf.index_location == "none":
+            return
+        try:
+            container = open_container(self.table, lf)
+            if container is None:
+                return
+            fip = FileIndexPredicate(container, file_schema.fields, paimon_09_bitmap_or=self.paimon_09_bitmap_or)
+            full = devolve_filter(self.predicate, self.fields, file_schema.fields, same)
+            d["index"] = result = fip.evaluate(full)
+            d["index_result"] = "REMAIN" if result.remain() else "SKIP"
+            if lf.index_location == "embedded" and self.index_at_planning and self.data_filter is not None:
+                data = devolve_filter(self.data_filter, self.fields, file_schema.fields, same)
+                ev.index_remain = fip.evaluate(data).remain()
+        except (PaimonLensError, OSError, ValueError, KeyError) as e:
+            d["index_result"], d["index_error"], d["index"] = "REMAIN", f"{type(e).__name__}: {e}", None
+
+    def _value(self, ev: _FileEval, file_schema: TableSchema, same: bool) -> None:
+        """The planner's value filter on this file: value stats, then the embedded index."""
+        f = ev.lf.entry.file
+        if self.data_filter is None:
+            return
+        safe = filter_unsafe_filter(self.data_filter, self.fields, file_schema.fields, same)
+        if safe is None:
+            return  # no conjunct is safe for this schema: Paimon keeps the file and skips the index
+        if not stats_test(safe, f.row_count, ev.lf.stats, self.fields):
+            ev.value_test, ev.value_stage = False, "stats"
+            ev.value_reason = "stats: " + (stats_reason(safe, f.row_count, ev.lf.stats, self.fields) or "")
+        else:
+            ev.index_consulted = ev.index_remain is not None
+        if ev.index_consulted and ev.index_remain is False:
+            ev.value_test, ev.value_stage = False, "index"
+            ev.value_reason = f"embedded index answers SKIP for {_sql(self.data_filter)}"
+
+    def _key(self, ev: _FileEval, file_schema: TableSchema, same: bool) -> bool | None:
+        """Primary-key tables: the key filter on the key stats."""
+        lf = ev.lf
+        if self.key_filter is None:
+            return None
+        key_fields = _fields_named(self.schema, self.key_names)
+        file_keys = _fields_named(file_schema, file_schema.trimmed_primary_keys)
+        safe = filter_unsafe_filter(self.key_filter, key_fields, file_keys, same)
+        if safe is None:
+            return True
+        stats = _key_stats(lf, file_keys, file_schema, key_fields)
+        ev.key_reason = stats_reason(safe, lf.entry.file.row_count, stats, key_fields) or ""
+        return not ev.key_reason
+
+    def _first_stage(self, ev: _FileEval, buckets: frozenset[int] | None) -> None:
+        d = ev.decision
+        if not d["partition_keep"]:
+            ev.stage, ev.reason = "partition", f"partition {_part(d['partition'])} fails {_sql(self.partition_filter)}"
+        elif d["bucket_keep"] is False:
+            keys = ", ".join(self.schema.bucket_keys)
+            ev.stage, ev.reason = "bucket", (f"bucket {d['bucket']} is not among the buckets "
+                                             f"{sorted(buckets or ())} of the {keys} values")
+        elif not d["level_keep"]:
+            ev.stage, ev.reason = "level", "level-0 file: this batch scan reads only levels above 0"
+        elif self.value_filter_enabled and not ev.value_test:
+            ev.stage, ev.reason = ev.value_stage, ev.value_reason
+        elif d["key_keep"] is False:
+            ev.stage, ev.reason = "stats", "key stats: " + ev.key_reason
+        ev.survives_scan = not ev.stage
+        d["stats_used"] = self.value_filter_enabled
+        reached = d["partition_keep"] and d["bucket_keep"] is not False and d["level_keep"]
+        d["index_used_at_planning"] = bool(reached and self.value_filter_enabled and ev.index_consulted)
+
+
+def _sql(pred: Predicate | None) -> str:
+    return "" if pred is None else pred.sql()
+
+
+def _part(values: Mapping[str, Any]) -> str:
+    return "{" + ", ".join(f"{k}={v!s}" for k, v in values.items()) + "}"
+
+
+def _key_stats(lf: LiveFile, file_keys: Sequence[DataField], file_schema: TableSchema,
+               key_fields: Sequence[DataField]) -> list[ColumnStats]:
+    f = lf.entry.file
+    try:
+        stored = decode_stats(f.key_stats, file_keys, f"{f.file_name} _KEY_STATS")
+    except PaimonLensError:
+        return [ColumnStats(None, None, None) for _ in key_fields]
+    return evolve_stats(stored, file_keys, file_schema, key_fields, f.row_count)
+
+
+def _no_overlapping(levels: Sequence[int]) -> bool:
+    return len(levels) <= 1 or (0 not in levels and len(set(levels)) == 1)
+
+
+def _whole_bucket(planner: _Planner, evals: list[_FileEval]) -> None:
+    """Primary-key tables: ``postFilterManifestEntries`` over the files left per (partition, bucket)."""
+    if not planner.pk or planner.data_filter is None:
+        return
+    groups: dict[tuple[bytes, int], list[_FileEval]] = {}
+    for ev in evals:
+        if ev.survives_scan:
+            groups.setdefault((ev.lf.entry.partition, ev.lf.entry.bucket), []).append(ev)
+    for group in groups.values():
+        if _no_overlapping([ev.lf.entry.file.level for ev in group]):
+            for ev in group:
+                ev.decision["whole_bucket_keep"] = ev.value_test
+                ev.decision["stats_used"] = True
+                if not ev.value_test:
+                    ev.stage, ev.reason = ev.value_stage, ev.value_reason
+            continue
+        if not planner.dv and planner.merge_engine in ("partial-update", "aggregation"):
+            keep = True
+        else:
+            keep = any(ev.value_test for ev in group)
+        for ev in group:
+            ev.decision["whole_bucket_keep"] = keep
+            if not keep:
+                ev.stage = "whole_bucket"
+                ev.reason = ("overlapping files: no file of this bucket passes the value filter, "
+                             "so the whole bucket is skipped")
+
+
+def _kept_reason(ev: _FileEval) -> str:
+    d = ev.decision
+    notes = []
+    if d.get("whole_bucket_keep") and not ev.value_test:
+        notes.append("its value stats fail, but its bucket has overlapping files and another one passes, "
+                     "so the whole bucket is read")
+    if d["index_location"] == "external" and d["index_result"] == "SKIP":
+        notes.append("its external index answers SKIP, so the reader skips it")
+    elif d["index_location"] == "embedded" and not d["index_used_at_planning"] and d["index_result"] == "SKIP":
+        notes.append("its embedded index (SKIP) is not used at planning; the reader skips the file")
+    if ev.lf.stats_error:
+        notes.append(f"its stats could not be decoded ({ev.lf.stats_error})")
+    return "; ".join(["planned", *notes])
+
+
+def plan(table: Table, predicate: Predicate | None, *, index_enabled: bool = True,
+         paimon_09_bitmap_or: bool = False) -> list[PlanDecision]:
+    """Paimon's planning decision for every live data file of ``table`` under ``predicate``.
+
+    Args:
+        table: the table at the snapshot to plan.
+        predicate: bound to ``table.schema`` (e.g. from :func:`paimon_lens.predicate.parse_where`);
+            None plans every file.
+        index_enabled: False models ``file-index.read.enabled = false``.
+        paimon_09_bitmap_or: evaluate file indexes with Paimon 0.9.0's wrong ``bitmap OR
+            non-bitmap`` (to compare with plans of tables read by 0.9).
+
+    Returns:
+        One :class:`PlanDecision` per live file, in :meth:`Table.live_files` order.
+    """
+    planner = _Planner(table, predicate, index_enabled, paimon_09_bitmap_or)
+    evals = [planner.evaluate(lf) for lf in table.live_files()]
+    _whole_bucket(planner, evals)
+    out = []
+    for ev in evals:
+        d = ev.decision
+        out.append(PlanDecision(planned=not ev.stage, stage=ev.stage,
+                                reason=ev.reason if ev.stage else _kept_reason(ev), **d))
+    return out
+
+
+def planned_files(decisions: Sequence[PlanDecision]) -> list[str]:
+    """Names of the files in the plan."""
+    return [d.file_name for d in decisions if d.planned]

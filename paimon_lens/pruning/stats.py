@@ -1,0 +1,225 @@
+"""Min/max/null-count pruning: Paimon's ``Predicate.test(rowCount, min, max, nullCounts)``.
+
+Semantics, as in Paimon 2.0.0 (``LeafPredicate``, ``LeafFunction`` and its subclasses). 0.9.0 is
+the same for the functions it has (no ``EndsWith``, ``Contains``, ``Like``, ``Between`` leaves;
+its ``NullFalseLeafBinaryFunction`` is 2.0's ``LeafBinaryFunction``), except that it compared
+``byte[]`` as signed bytes:
+
+* ``LeafPredicate``: when the null count is unknown or not every row is null, and min or max is
+  unknown, the file is kept. Otherwise (known stats, or an all-null file with whatever min/max)
+  the leaf function decides;
+* ``IsNull``: kept unless the null count is known to be 0; ``IsNotNull``: kept unless every row is
+  null (a file of 0 rows with null count 0 answers false to both);
+* binary functions (``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``, ``StartsWith``, ``EndsWith``,
+  ``Contains``, ``Like``) and ``Between``: false when the null count is known and every row is
+  null or a literal is null; then ``=`` tests ``min <= lit <= max``, ``<>`` ``min != lit or
+  max != lit``, ``<`` ``min < lit``, ``<=`` ``min <= lit``, ``>`` ``max > lit``, ``>=`` ``max >=
+  lit``, ``Between(a, b)`` ``a <= max and b >= min``, ``StartsWith(p)`` ``(min starts with p or
+  min <= p) and (max starts with p or max >= p)``; ``EndsWith``, ``Contains`` and ``Like`` always
+  keep;
+* ``In``: false for an all-null file, else true when some non-null literal lies in
+  ``[min, max]``; ``NotIn``: false for an all-null file or when a literal is null, or when some
+  literal equals both min and max;
+* ``And``/``Or`` evaluate their children left to right.
+
+Comparisons follow Java (:func:`~paimon_lens.pruning.compare.java_compare`): ``-0.0 < 0.0`` and
+``NaN`` above everything, strings by UTF-8 bytes. Truncated string stats (``truncate(N)``) are
+plain bounds here: a truncated minimum is a prefix (a lower bound), a truncated maximum was
+incremented into an upper bound, so the test stays safe.
+
+Where paimon-lens differs: with an unknown null count, known min/max and a null literal, Paimon
+throws (``compareLiteral`` of null); :func:`stats_test` keeps the file instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..metadata.stats import ColumnStats
+from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate
+from ..types import DataField, DataType
+from ..values import to_json
+from .compare import java_compare
+
+_BINARY = frozenset({"Equal", "NotEqual", "LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual",
+                     "StartsWith", "EndsWith", "Contains", "Like"})
+_TERNARY = frozenset({"Between", "NotBetween"})
+UNKNOWN = ColumnStats(None, None, None)
+
+
+def _column(leaf: LeafPredicate, stats: Sequence[ColumnStats], fields: Sequence[DataField]) -> ColumnStats:
+    """The stats of the leaf's column: by position when the name matches there, else by name."""
+    i = leaf.index
+    if 0 <= i < len(fields) and fields[i].name == leaf.field and i < len(stats):
+        return stats[i]
+    for j, f in enumerate(fields):
+        if f.name == leaf.field and j < len(stats):
+            return stats[j]
+    return UNKNOWN
+
+
+def _starts_with_keep(mn: Any, mx: Any, prefix: Any, t: DataType) -> bool:
+    def enc(v: Any) -> bytes:
+        return v.encode("utf-8", "surrogatepass") if isinstance(v, str) else bytes(v)
+
+    p = enc(prefix)
+    return ((enc(mn).startswith(p) or java_compare(mn, prefix, t) <= 0)
+            and (enc(mx).startswith(p) or java_compare(mx, prefix, t) >= 0))
+
+
+def leaf_stats_test(leaf: LeafPredicate, row_count: int, col: ColumnStats) -> bool:
+    """``LeafPredicate.test(rowCount, min, max, nullCounts)`` for one leaf and its column's stats."""
+    mn, mx, nc = col.min, col.max, col.null_count
+    if (nc is None or nc != row_count) and (mn is None or mx is None):
+        return True
+    fn, lits, t = leaf.function, leaf.literals, leaf.type
+    if fn == "IsNull":
+        return nc is None or nc > 0
+    if fn == "IsNotNull":
+        return nc is None or nc < row_count
+    if fn == "In":
+        if nc is not None and nc == row_count:
+            return False
+        return any(lit is not None and java_compare(lit, mn, t) >= 0 and java_compare(lit, mx, t) <= 0
+                   for lit in lits)
+    if fn == "NotIn":
+        if nc is not None and nc == row_count:
+            return False
+        return not any(lit is None or (java_compare(lit, mn, t) == 0 and java_compare(lit, mx, t) == 0)
+                       for lit in lits)
+    if fn in _BINARY or fn in _TERNARY:
+        if nc is not None and (nc == row_count or any(lit is None for lit in lits)):
+            return False
+        if any(lit is None for lit in lits) or mn is None or mx is None:
+            return True  # Paimon throws here (compareLiteral of null); keep the file
+        return _range_test(fn, lits, mn, mx, t)
+    return True  # an unknown function cannot prune
+
+
+def _range_test(fn: str, lits: Sequence[Any], mn: Any, mx: Any, t: DataType) -> bool:
+    if fn == "Between":
+        return java_compare(lits[0], mx, t) <= 0 and java_compare(lits[1], mn, t) >= 0
+    if fn == "NotBetween":
+        return java_compare(lits[0], mn, t) > 0 or java_compare(lits[1], mx, t) < 0
+    lit = lits[0]
+    if fn == "Equal":
+        return java_compare(lit, mn, t) >= 0 and java_compare(lit, mx, t) <= 0
+    if fn == "NotEqual":
+        return java_compare(lit, mn, t) != 0 or java_compare(lit, mx, t) != 0
+    if fn == "LessThan":
+        return java_compare(lit, mn, t) > 0
+    if fn == "LessOrEqual":
+        return java_compare(lit, mn, t) >= 0
+    if fn == "GreaterThan":
+        return java_compare(lit, mx, t) < 0
+    if fn == "GreaterOrEqual":
+        return java_compare(lit, mx, t) <= 0
+    if fn == "StartsWith":
+        return _starts_with_keep(mn, mx, lit, t)
+    return True  # EndsWith, Contains, Like: stats cannot decide
+
+
+def stats_test(predicate: Predicate, row_count: int, stats: Sequence[ColumnStats],
+               fields: Sequence[DataField]) -> bool:
+    """Whether a file with these stats may hold rows matching ``predicate`` (Paimon's ``Predicate.test``).
+
+    Args:
+        predicate: a predicate bound to ``fields``.
+        row_count: the file's row count.
+        stats: one :class:`ColumnStats` per field of ``fields`` (``None`` where unknown).
+        fields: the row type the stats and the predicate refer to.
+
+    Returns:
+        False when the stats prove that no row can match (the file is pruned), else True.
+    """
+    if isinstance(predicate, LeafPredicate):
+        return leaf_stats_test(predicate, row_count, _column(predicate, stats, fields))
+    if predicate.function == "And":
+        return all(stats_test(c, row_count, stats, fields) for c in predicate.children)
+    return any(stats_test(c, row_count, stats, fields) for c in predicate.children)
+
+
+# ---- reasons ----------------------------------------------------------------------------------
+
+def fmt_value(value: Any, dtype: DataType) -> str:
+    """A value as it reads in a reason: numbers plain, strings quoted, dates and timestamps ISO."""
+    if value is None:
+        return "NULL"
+    shown = to_json(value, dtype)
+    if dtype.is_string:
+        return "'" + str(shown).replace("'", "''") + "'"
+    if dtype.is_binary:
+        return f"X'{shown}'"
+    if isinstance(shown, bool):
+        return "TRUE" if shown else "FALSE"
+    if dtype.root in ("DATE", "TIME") or dtype.is_timestamp:
+        return f"'{shown}'"
+    return str(shown)
+
+
+def _leaf_reason(leaf: LeafPredicate, row_count: int, col: ColumnStats) -> str:
+    f, t, lits = leaf.field, leaf.type, leaf.literals
+    mn, mx, nc = col.min, col.max, col.null_count
+    if leaf.function == "IsNull":
+        return f"null_count({f}) = 0"
+    if nc is not None and nc == row_count:
+        return f"{f}: all {row_count} rows null"
+    if leaf.function == "IsNotNull":  # pragma: no cover - only false for all-null files
+        return f"{f}: all {row_count} rows null"
+    if any(lit is None for lit in lits) and leaf.function not in ("In",):
+        return f"{leaf.function}({f}) with a NULL literal matches no row"
+    lo, hi = fmt_value(mn, t), fmt_value(mx, t)
+    fn = leaf.function
+    if fn in ("Equal", "LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual"):
+        lit = lits[0]
+        v = fmt_value(lit, t)
+        if fn == "Equal":
+            if java_compare(lit, mn, t) < 0:
+                return f"min({f}) = {lo} > {v}"
+            return f"max({f}) = {hi} < {v}"
+        if fn == "LessThan":
+            return f"min({f}) = {lo} >= {v}"
+        if fn == "LessOrEqual":
+            return f"min({f}) = {lo} > {v}"
+        if fn == "GreaterThan":
+            return f"max({f}) = {hi} <= {v}"
+        return f"max({f}) = {hi} < {v}"
+    if fn == "NotEqual":
+        return f"min({f}) = max({f}) = {fmt_value(lits[0], t)}"
+    if fn == "In":
+        shown = ", ".join(fmt_value(x, t) for x in lits)
+        return f"no value of IN ({shown}) in [min, max]({f}) = [{lo}, {hi}]"
+    if fn == "NotIn":
+        return f"min({f}) = max({f}) = {lo}, which NOT IN excludes"
+    if fn == "Between":
+        return f"[min, max]({f}) = [{lo}, {hi}] misses [{fmt_value(lits[0], t)}, {fmt_value(lits[1], t)}]"
+    if fn == "NotBetween":
+        return f"[min, max]({f}) = [{lo}, {hi}] lies inside [{fmt_value(lits[0], t)}, {fmt_value(lits[1], t)}]"
+    if fn == "StartsWith":
+        return f"no string in [min, max]({f}) = [{lo}, {hi}] starts with {fmt_value(lits[0], t)}"
+    return f"{fn}({f}) is false on the stats"  # pragma: no cover
+
+
+def stats_reason(predicate: Predicate, row_count: int, stats: Sequence[ColumnStats],
+                 fields: Sequence[DataField]) -> str | None:
+    """Why :func:`stats_test` prunes the file, in a few words; None when it keeps it.
+
+    Examples: ``"max(score) = 87 < 95"``, ``"country: all 12 rows null"``, ``"min(id) = 5030 >
+    1004"``. For ``And`` the first false child explains; for ``Or`` every child's reason is given,
+    joined by ``" and "``.
+    """
+    if stats_test(predicate, row_count, stats, fields):
+        return None
+    if isinstance(predicate, LeafPredicate):
+        return _leaf_reason(predicate, row_count, _column(predicate, stats, fields))
+    return _compound_reason(predicate, row_count, stats, fields)
+
+
+def _compound_reason(predicate: CompoundPredicate, row_count: int, stats: Sequence[ColumnStats],
+                     fields: Sequence[DataField]) -> str:
+    reasons = [stats_reason(c, row_count, stats, fields) for c in predicate.children]
+    if predicate.function == "And":
+        return next(r for r in reasons if r is not None)
+    parts = [r for r in reasons if r is not None]
+    return " and ".join(f"({r})" if len(parts) > 1 else r for r in parts)

@@ -1,0 +1,103 @@
+"""Ground truth: read a data file's predicate columns and find the rows that really match.
+
+Data files are read with pyarrow (parquet, orc) or fastavro (avro), only the columns the
+predicate names, by their name in the file's own schema (so renamed columns are found; a column
+added after the file was written reads as all null). Primary-key files are read as stored
+(physical rows, including rows a deletion vector marks deleted).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from pyroaring import BitMap
+
+from ..errors import CorruptFileError, UnsupportedError
+from ..predicate.model import Predicate, leaves
+from ..types import EPOCH_DATE, DataType, Timestamp
+from ..values import float32
+from .rows import evaluate_rows
+
+if TYPE_CHECKING:
+    from ..table import LiveFile, Table
+
+
+def to_internal(value: Any, dtype: DataType) -> Any:
+    """A value as pyarrow/fastavro return it -> the internal value of ``dtype``."""
+    if value is None:
+        return None
+    r = dtype.root
+    if r == "DATE":
+        return (value - EPOCH_DATE).days if isinstance(value, _dt.date) else int(value)
+    if dtype.is_timestamp:
+        if isinstance(value, _dt.datetime):
+            return Timestamp.from_datetime(value)
+        if hasattr(value, "value"):  # pandas Timestamp with nanoseconds
+            ns = int(value.value)
+            return Timestamp(ns // 1_000_000, ns % 1_000_000)
+        return Timestamp.from_millis(int(value))
+    if r == "TIME":
+        if isinstance(value, _dt.time):
+            return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
+        return int(value)
+    if r == "FLOAT":
+        return float32(float(value))
+    if r == "DECIMAL":
+        return value if isinstance(value, Decimal) else Decimal(str(value))
+    if dtype.is_binary:
+        return bytes(value)
+    return value
+
+
+def read_columns(table: Table, lf: LiveFile, field_ids: Sequence[int]) -> dict[int, list[Any]]:
+    """Values of the given table fields (by field id) in one data file, in physical row order."""
+    file_schema = table.schema_manager.schema(lf.entry.file.schema_id)
+    by_id = {f.id: f for f in file_schema.fields}
+    wanted = {fid: by_id[fid] for fid in field_ids if fid in by_id}
+    path = table.file_io.join(table.path, lf.path)
+    names = [f.name for f in wanted.values()]
+    fmt = lf.path.rsplit(".", 1)[-1].lower()
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            data = table.file_io.read_bytes(path)
+            arrow = pq.read_table(io.BytesIO(data), columns=names)
+            raw = {n: arrow.column(n).to_pylist() for n in names}
+        elif fmt == "orc":
+            import pyarrow.orc as orc
+
+            arrow = orc.read_table(io.BytesIO(table.file_io.read_bytes(path)), columns=names)
+            raw = {n: arrow.column(n).to_pylist() for n in names}
+        elif fmt == "avro":
+            import fastavro
+
+            records = [r for r in fastavro.reader(io.BytesIO(table.file_io.read_bytes(path))) if isinstance(r, dict)]
+            raw = {n: [r.get(n) for r in records] for n in names}
+        else:
+            raise UnsupportedError(f"{path}: cannot read data files of format {fmt!r}")
+    except (OSError, ValueError, KeyError) as e:
+        raise CorruptFileError(path, None, "data file", detail=f"{type(e).__name__}: {e}") from None
+    out: dict[int, list[Any]] = {}
+    for fid, f in wanted.items():
+        out[fid] = [to_internal(v, f.type) for v in raw[f.name]]
+    return out
+
+
+def matching_positions(table: Table, lf: LiveFile, predicate: Predicate) -> BitMap:
+    """Positions of the rows of ``lf`` that satisfy ``predicate`` (bound to ``table.schema``)."""
+    fields = table.schema.fields
+    leaf_ids = {leaf.index: fields[leaf.index].id for leaf in leaves(predicate)}
+    by_fid = read_columns(table, lf, sorted(set(leaf_ids.values())))
+    columns: dict[int, Sequence[Any]] = {idx: by_fid[fid] for idx, fid in leaf_ids.items() if fid in by_fid}
+    n = lf.entry.file.row_count
+    for idx, values in columns.items():
+        if len(values) != n:
+            raise CorruptFileError(table.file_io.join(table.path, lf.path), None, f"column {fields[idx].name}",
+                                   f"{n} rows (manifest row count)", f"{len(values)} rows")
+    mask = evaluate_rows(predicate, columns, n)
+    return BitMap(mask.nonzero()[0].tolist())
