@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .errors import CorruptFileError, PaimonLensError, SnapshotNotFoundError, TableNotFoundError
+from .errors import PaimonLensError, SnapshotNotFoundError, TableNotFoundError
 from .io.fileio import FileIO, get_file_io, strip_file_scheme
 from .metadata.binary_row import decode_binary_row
 from .metadata.manifest import (
@@ -32,7 +32,7 @@ from .metadata.manifest import (
 from .metadata.paths import bucket_dir, partition_path
 from .metadata.schema import SchemaManager, TableSchema
 from .metadata.snapshot import Snapshot, SnapshotManager
-from .metadata.stats import ColumnStats, decode_stats, evolve_stats, stats_fields
+from .metadata.stats import ColumnStats, FileStats
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,13 +45,17 @@ PROGRESS_THRESHOLD = 64
 
 @dataclass(frozen=True)
 class LiveFile:
-    """A live data file of a snapshot, with its partition and stats decoded."""
+    """A live data file of a snapshot, with its partition decoded and its stats decoded on access."""
 
     entry: ManifestEntry
     partition: dict[str, Any]
     path: str
-    stats: tuple[ColumnStats, ...]
-    stats_error: str | None = None
+    stats: Sequence[ColumnStats]
+
+    @property
+    def stats_error(self) -> str | None:
+        """Why (some of) the file's stats could not be decoded, or None."""
+        return getattr(self.stats, "error", None)
 
     @property
     def file(self):  # type: ignore[no-untyped-def]  # -> DataFileMeta
@@ -78,6 +82,17 @@ class LiveFile:
 def _dirname(path: str) -> str:
     i = path.rfind("/")
     return path[: i + 1] if i >= 0 else ""
+
+
+class _UnknownStats(tuple[ColumnStats, ...]):
+    """Stats of a file whose schema file is missing: every column unknown, with the reason."""
+
+    error: str
+
+    def __new__(cls, items: tuple[ColumnStats, ...], error: str) -> _UnknownStats:
+        obj = super().__new__(cls, items)
+        obj.error = error
+        return obj
 
 
 class _Cache:
@@ -222,14 +237,10 @@ class Table:
         f = entry.file
         try:
             file_schema = self.schema_manager.schema(f.schema_id)
-            fields = stats_fields(f, file_schema)
-            stored = decode_stats(f.value_stats, fields, where + " _VALUE_STATS")
-            stats = evolve_stats(stored, fields, file_schema, self.schema.fields, f.row_count)
-            return LiveFile(entry, partition, path, tuple(stats))
-        except (CorruptFileError, KeyError, TableNotFoundError) as e:
-            # One bad stats record must not stop the listing: report it on the file.
+        except TableNotFoundError as e:
             unknown = tuple(ColumnStats(None, None, None) for _ in self.schema.fields)
-            return LiveFile(entry, partition, path, unknown, stats_error=str(e))
+            return LiveFile(entry, partition, path, _UnknownStats(unknown, str(e)))
+        return LiveFile(entry, partition, path, FileStats(f, file_schema, self.schema.fields, where + " _VALUE_STATS"))
 
     def live_files(self) -> list[LiveFile]:
         """Live data files with partition, path and stats (mapped to :attr:`schema`) decoded."""

@@ -46,6 +46,47 @@ def _fail(path: str | None, offset: int, field: str, expected: object, found: ob
     return CorruptFileError(path, offset, field, expected, found, detail)
 
 
+class BinaryRowReader:
+    """Random access to the fields of one serialized BinaryRow (validated once, decoded per field).
+
+    An empty ``data`` (Paimon writes it for "no stats") reads as all null.
+    """
+
+    __slots__ = ("_header", "_row", "arity", "path")
+
+    def __init__(self, data: bytes, arity: int, path: str | None = None) -> None:
+        self.path = path
+        self.arity = arity
+        self._header = null_bits_size(arity)
+        if not data:
+            self._row: memoryview | None = None
+            return
+        if len(data) < 4:
+            raise _fail(path, 0, "BinaryRow.arity", "4 bytes", len(data), "truncated")
+        found = struct.unpack_from(">i", data, 0)[0]
+        if found != arity:
+            raise _fail(path, 0, "BinaryRow.arity", arity, found)
+        row = memoryview(data)[4:]
+        if len(row) < self._header + 8 * arity:
+            raise _fail(path, 4, "BinaryRow.fixed_part", self._header + 8 * arity, len(row), "truncated")
+        self._row = row
+
+    def is_null(self, i: int) -> bool:
+        """Whether field ``i`` is null."""
+        row = self._row
+        if row is None:
+            return True
+        bit = i + 8
+        return bool(row[bit >> 3] & (1 << (bit & 7)))
+
+    def get(self, i: int, dtype: DataType, name: str | None = None) -> Any:
+        """Field ``i`` decoded as ``dtype`` (None when null)."""
+        if self.is_null(i):
+            return None
+        assert self._row is not None
+        return _read_field(self._row, self._header + 8 * i, dtype, self.path, f"BinaryRow.{name or i}")
+
+
 def decode_binary_row(
     data: bytes,
     types: Sequence[DataType],
@@ -57,27 +98,8 @@ def decode_binary_row(
     An empty ``data`` (Paimon writes it for "no stats") decodes to all None. ``path`` names the
     manifest (and entry) in errors; offsets in errors are offsets inside ``data``.
     """
-    n = len(types)
-    if not data:
-        return [None] * n
-    if len(data) < 4:
-        raise _fail(path, 0, "BinaryRow.arity", "4 bytes", len(data), "truncated")
-    arity = struct.unpack_from(">i", data, 0)[0]
-    if arity != n:
-        raise _fail(path, 0, "BinaryRow.arity", n, arity)
-    row = memoryview(data)[4:]
-    header = null_bits_size(arity)
-    if len(row) < header + 8 * arity:
-        raise _fail(path, 4, "BinaryRow.fixed_part", header + 8 * arity, len(row), "truncated")
-    out: list[Any] = []
-    for i, t in enumerate(types):
-        bit = i + 8
-        if row[bit >> 3] & (1 << (bit & 7)):
-            out.append(None)
-            continue
-        name = field_names[i] if field_names else str(i)
-        out.append(_read_field(row, header + 8 * i, t, path, f"BinaryRow.{name}"))
-    return out
+    reader = BinaryRowReader(data, len(types), path)
+    return [reader.get(i, t, field_names[i] if field_names else None) for i, t in enumerate(types)]
 
 
 def _var_bytes(row: memoryview, slot: int, path: str | None, field: str) -> bytes:

@@ -10,12 +10,13 @@ no stored stats (mode ``none``, nested types, dense-store cuts) has null min/max
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
+from ..errors import CorruptFileError
 from ..types import DataField
-from .binary_row import decode_binary_row
+from .binary_row import BinaryRowReader, decode_binary_row
 from .manifest import DataFileMeta, SimpleStatsBytes
 from .schema import TableSchema
 
@@ -76,3 +77,84 @@ def evolve_stats(
         else:
             out.append(ColumnStats(None, None, row_count))
     return out
+
+
+_UNKNOWN = ColumnStats(None, None, None)
+
+
+class FileStats(Sequence[ColumnStats]):
+    """A file's value stats mapped onto ``target_fields``, each column decoded on first access.
+
+    Behaves like ``list[ColumnStats]`` aligned with ``target_fields``. A column whose bytes
+    cannot be decoded reads as unknown (None, None, None) and the problem is kept in
+    :attr:`error`, so one bad record never stops a listing.
+    """
+
+    def __init__(self, meta: DataFileMeta, file_schema: TableSchema, target_fields: Sequence[DataField],
+                 where: str) -> None:
+        self._meta = meta
+        self._file_schema = file_schema
+        self._targets = list(target_fields)
+        self._where = where
+        self._cache: dict[int, ColumnStats] = {}
+        self._slots: dict[int, int] | None = None  # field id -> stored position
+        self._stored: list[DataField] = []
+        self._rows: tuple[BinaryRowReader, BinaryRowReader] | None = None
+        self.error: str | None = None
+
+    def _prepare(self) -> None:
+        if self._slots is not None:
+            return
+        self._slots = {}
+        try:
+            self._stored = stats_fields(self._meta, self._file_schema)
+            n = len(self._stored)
+            st = self._meta.value_stats
+            self._rows = (BinaryRowReader(st.min_values, n, f"{self._where} _MIN_VALUES"),
+                          BinaryRowReader(st.max_values, n, f"{self._where} _MAX_VALUES"))
+            self._slots = {f.id: i for i, f in enumerate(self._stored)}
+        except (CorruptFileError, KeyError) as e:
+            self.error = str(e)
+
+    def _decode(self, i: int) -> ColumnStats:
+        self._prepare()
+        target = self._targets[i]
+        assert self._slots is not None
+        pos = self._slots.get(target.id)
+        if pos is None:
+            if self.error is not None:
+                return _UNKNOWN
+            in_file = any(f.id == target.id for f in self._file_schema.fields)
+            return _UNKNOWN if in_file else ColumnStats(None, None, self._meta.row_count)
+        assert self._rows is not None
+        f = self._stored[pos]
+        counts = self._meta.value_stats.null_counts
+        nc = counts[pos] if counts is not None and pos < len(counts) else None
+        try:
+            return ColumnStats(self._rows[0].get(pos, f.type, f.name), self._rows[1].get(pos, f.type, f.name), nc)
+        except CorruptFileError as e:
+            self.error = str(e)
+            return _UNKNOWN
+
+    @overload
+    def __getitem__(self, i: int) -> ColumnStats: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[ColumnStats]: ...
+
+    def __getitem__(self, i: int | slice) -> ColumnStats | list[ColumnStats]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self._targets)
+        got = self._cache.get(i)
+        if got is None:
+            got = self._cache[i] = self._decode(i)
+        return got
+
+    def __len__(self) -> int:
+        return len(self._targets)
+
+    def __iter__(self) -> Iterator[ColumnStats]:
+        for i in range(len(self._targets)):
+            yield self[i]

@@ -55,9 +55,7 @@ class FileVerdict:
     bucket_keep: bool | None
     stats_keep: bool
     stats_used: bool
-    index_result: str  # REMAIN | SKIP | NO_INDEX
-    index_kind: str | None  # REMAIN | SKIP | BITMAP (None: no index)
-    index_positions: BitMap | None
+    decision: PlanDecision = field(repr=False, compare=False)
     planned: bool
     read: bool
     deleted_rows: int
@@ -67,6 +65,23 @@ class FileVerdict:
     matching_positions: BitMap | None = None
     matching_live_positions: BitMap | None = None
     flags: tuple[str, ...] = ()
+
+    @property
+    def index_result(self) -> str:
+        """REMAIN, SKIP or NO_INDEX (the container's answer, evaluated on first use if pruned earlier)."""
+        return self.decision.index_result
+
+    @property
+    def index_kind(self) -> str | None:
+        """REMAIN, SKIP or BITMAP; None without an index."""
+        result = self.decision.index
+        return None if result is None else result.kind
+
+    @property
+    def index_positions(self) -> BitMap | None:
+        """Candidate rows when the index answered with a bitmap."""
+        result = self.decision.index
+        return result.bitmap if isinstance(result, BitmapIndexResult) else None
 
     @property
     def matching_rows(self) -> int | None:
@@ -257,13 +272,11 @@ def explain(table: Table, where: str | Predicate, *, truth: bool = False, index_
     for lf in table.live_files():
         f = lf.entry.file
         d = decisions[f.file_name]
-        result = getattr(d, "index", None)
-        positions = result.bitmap if isinstance(result, BitmapIndexResult) else None
         dv = dvs.get(f.file_name)
         stage, reason = d.stage, d.reason
         read, rows = False, 0
         if d.planned:
-            read, rows, stage, reason = _read_stage(d, lf, result if index_enabled else None, dv)
+            read, rows, stage, reason = _read_stage(d, lf, d.index if index_enabled else None, dv)
         flags: list[str] = []
         match = live = None
         if truth:
@@ -283,9 +296,8 @@ def explain(table: Table, where: str | Predicate, *, truth: bool = False, index_
             file_name=f.file_name, path=lf.path, partition=lf.partition, bucket=lf.entry.bucket, level=f.level,
             row_count=f.row_count, file_size=f.file_size, index_location=lf.index_location,
             partition_keep=d.partition_keep, bucket_keep=d.bucket_keep, stats_keep=d.stats_keep,
-            stats_used=d.stats_used, index_result=d.index_result,
-            index_kind=None if result is None else result.kind, index_positions=positions,
-            planned=d.planned, read=read, deleted_rows=len(dv) if dv is not None else 0, rows_after_dv=rows,
+            stats_used=d.stats_used, decision=d, planned=d.planned, read=read,
+            deleted_rows=len(dv) if dv is not None else 0, rows_after_dv=rows,
             stage=stage, reason=reason, matching_positions=match, matching_live_positions=live,
             flags=tuple(flags),
         ))

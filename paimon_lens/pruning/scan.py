@@ -35,7 +35,7 @@ non-bitmap result was wrong (``paimon_09_bitmap_or=True`` reproduces it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -94,7 +94,6 @@ class PlanDecision:
     bucket_keep: bool | None
     stats_keep: bool
     stats_used: bool
-    index_result: str
     index_used_at_planning: bool
     planned: bool
     stage: str
@@ -106,8 +105,30 @@ class PlanDecision:
     key_keep: bool | None = None
     index_location: str = "none"
     whole_bucket_keep: bool | None = None
-    index_error: str | None = None
-    index: FileIndexResult | None = field(default=None, compare=False, repr=False)
+    index_state: Callable[[], tuple[str, str | None, FileIndexResult | None]] | None = field(
+        default=None, compare=False, repr=False)
+
+    def _index_answer(self) -> tuple[str, str | None, FileIndexResult | None]:
+        cached: tuple[str, str | None, FileIndexResult | None] | None = self.__dict__.get("_index_cache")
+        if cached is None:
+            cached = ("NO_INDEX", None, None) if self.index_state is None else self.index_state()
+            object.__setattr__(self, "_index_cache", cached)
+        return cached
+
+    @property
+    def index_result(self) -> str:
+        """``REMAIN``/``SKIP``/``NO_INDEX`` (evaluated on first use for files pruned earlier)."""
+        return self._index_answer()[0]
+
+    @property
+    def index_error(self) -> str | None:
+        """Why the index could not be read (``index_result`` is then REMAIN)."""
+        return self._index_answer()[1]
+
+    @property
+    def index(self) -> FileIndexResult | None:
+        """The container's full answer (a bitmap for bitmap V2, range-bitmap and bsi), or None."""
+        return self._index_answer()[2]
 
 
 def _opt_bool(options: Mapping[str, str], key: str, default: bool) -> bool:
@@ -214,32 +235,49 @@ class _Planner:
         d["level_keep"] = not (self.pk and self.skip_level0 and f.level == 0)
         full = filter_unsafe_filter(self.predicate, self.fields, file_schema.fields, same)
         d["stats_keep"] = full is None or stats_test(full, f.row_count, lf.stats, self.fields)
-        self._index(ev, file_schema, same)
+        reached = d["partition_keep"] and d["bucket_keep"] is not False and d["level_keep"]
+        self._index(ev, file_schema, same, reached)
         self._value(ev, file_schema, same)
         d["key_keep"] = self._key(ev, file_schema, same)
         self._first_stage(ev, buckets)
         return ev
 
-    def _index(self, ev: _FileEval, file_schema: TableSchema, same: bool) -> None:
+    def _index(self, ev: _FileEval, file_schema: TableSchema, same: bool, reached: bool) -> None:
+        """The index answer: now for files that reached the index stages, on first use for others."""
         d = ev.decision
-        d["index_result"], d["index_error"], d["index"] = "NO_INDEX", None, None
         d["index_used_at_planning"] = False
         lf = ev.lf
         if lf.index_location == "none":
+            d["index_state"] = None
             return
-        try:
-            container = open_container(self.table, lf)
-            if container is None:
-                return
-            fip = FileIndexPredicate(container, file_schema.fields, paimon_09_bitmap_or=self.paimon_09_bitmap_or)
-            full = devolve_filter(self.predicate, self.fields, file_schema.fields, same)
-            d["index"] = result = fip.evaluate(full)
-            d["index_result"] = "REMAIN" if result.remain() else "SKIP"
-            if lf.index_location == "embedded" and self.index_at_planning and self.data_filter is not None:
+        holder: dict[str, FileIndexPredicate] = {}
+
+        def answer() -> tuple[str, str | None, FileIndexResult | None]:
+            try:
+                container = open_container(self.table, lf)
+                if container is None:
+                    return "NO_INDEX", None, None
+                holder["fip"] = fip = FileIndexPredicate(container, file_schema.fields,
+                                                         paimon_09_bitmap_or=self.paimon_09_bitmap_or)
+                full = devolve_filter(self.predicate, self.fields, file_schema.fields, same)
+                result = fip.evaluate(full)
+                return ("REMAIN" if result.remain() else "SKIP"), None, result
+            except (PaimonLensError, OSError, ValueError, KeyError) as e:
+                return "REMAIN", f"{type(e).__name__}: {e}", None
+
+        if not reached:
+            d["index_state"] = answer
+            return
+        state = answer()
+        d["index_state"] = lambda: state
+        fip = holder.get("fip")
+        if (fip is not None and state[1] is None and lf.index_location == "embedded" and self.index_at_planning
+                and self.data_filter is not None):
+            try:
                 data = devolve_filter(self.data_filter, self.fields, file_schema.fields, same)
                 ev.index_remain = fip.evaluate(data).remain()
-        except (PaimonLensError, OSError, ValueError, KeyError) as e:
-            d["index_result"], d["index_error"], d["index"] = "REMAIN", f"{type(e).__name__}: {e}", None
+            except (PaimonLensError, OSError, ValueError, KeyError):
+                ev.index_remain = None
 
     def _value(self, ev: _FileEval, file_schema: TableSchema, same: bool) -> None:
         """The planner's value filter on this file: value stats, then the embedded index."""
@@ -348,9 +386,10 @@ def _kept_reason(ev: _FileEval) -> str:
     if d.get("whole_bucket_keep") and not ev.value_test:
         notes.append("its value stats fail, but its bucket has overlapping files and another one passes, "
                      "so the whole bucket is read")
-    if d["index_location"] == "external" and d["index_result"] == "SKIP":
+    index_result = d["index_state"]()[0] if d["index_state"] is not None else "NO_INDEX"
+    if d["index_location"] == "external" and index_result == "SKIP":
         notes.append("its external index answers SKIP, so the reader skips it")
-    elif d["index_location"] == "embedded" and not d["index_used_at_planning"] and d["index_result"] == "SKIP":
+    elif d["index_location"] == "embedded" and not d["index_used_at_planning"] and index_result == "SKIP":
         notes.append("its embedded index (SKIP) is not used at planning; the reader skips the file")
     if ev.lf.stats_error:
         notes.append(f"its stats could not be decoded ({ev.lf.stats_error})")
