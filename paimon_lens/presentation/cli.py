@@ -19,17 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import PaimonLensError
-
-
-def _human_bytes(n: int | None) -> str:
-    if n is None:
-        return "-"
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if size < 1024 or unit == "TiB":
-            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} B"
+from .html import human_bytes as _human_bytes
 
 
 def _print_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], out: Any) -> None:

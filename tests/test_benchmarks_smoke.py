@@ -1,0 +1,31 @@
+"""Smoke test: ``python -m benchmarks.bench_formats --quick`` still runs and prints its results.
+
+Only that it runs is checked (no timing assertions), so the benchmark cannot rot unnoticed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+EXPECTED = (
+    "RESULT bitmap-decode iter_bitmaps:",
+    "RESULT bitmap-decode summary:",
+    "RESULT bloom-probe BIGINT",
+    "RESULT bloom-probe STRING",
+    "RESULT table-decode ",
+    "RESULT synthetic-decode ",
+)
+
+
+def test_bench_formats_quick_runs() -> None:
+    """The quick benchmark exits 0 and prints every section's RESULT line."""
+    r = subprocess.run([sys.executable, "-m", "benchmarks.bench_formats", "--quick"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    lines = r.stdout.splitlines()
+    for prefix in EXPECTED:
+        assert any(line.startswith(prefix) for line in lines), f"no {prefix!r} line in:\n{r.stdout[-3000:]}"
