@@ -8,7 +8,7 @@ recording the error on its row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap, BitMap64
@@ -77,20 +77,23 @@ def table_deletion_vectors(table: Table) -> list[DeletionVectorInfo]:
             data = _read(table, rel)
         except (OSError, PaimonLensError) as ex:
             read_error = f"{rel}: {ex}"
+        path = table.file_io.join(table.path, rel)
         for dv in e.deletion_vectors or ():
-            base = DeletionVectorInfo(part, e.bucket, dv.data_file, rel, dv.offset, dv.length, dv.cardinality,
-                                      kind=None, cardinality=None, positions=None, crc_ok=None,
-                                      row_count=rows_by_file.get(dv.data_file), error=read_error)
+            rows = rows_by_file.get(dv.data_file)
             if data is None:
-                out.append(base)
+                out.append(DeletionVectorInfo(part, e.bucket, dv.data_file, rel, dv.offset, dv.length,
+                                              dv.cardinality, None, None, None, None, rows, read_error))
                 continue
             try:
                 # The blob's magic says its kind; the option is only the writer's default.
-                v = read_deletion_vector(data, dv.offset, dv.length, None, table.file_io.join(table.path, rel))
+                v = read_deletion_vector(data, dv.offset, dv.length, None, path)
             except PaimonLensError as ex:
-                out.append(replace(base, kind="64" if bitmap64 else "32", error=str(ex)))
+                out.append(DeletionVectorInfo(part, e.bucket, dv.data_file, rel, dv.offset, dv.length,
+                                              dv.cardinality, "64" if bitmap64 else "32", None, None, None, rows,
+                                              str(ex)))
                 continue
-            out.append(replace(base, kind=v.kind, cardinality=v.cardinality, positions=v.positions, crc_ok=v.crc_ok))
+            out.append(DeletionVectorInfo(part, e.bucket, dv.data_file, rel, dv.offset, dv.length, dv.cardinality,
+                                          v.kind, v.cardinality, v.positions, v.crc_ok, rows, read_error))
     return out
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import PaimonLensError
+from .formats.bitmap import BitmapValueCounts
 from .formats.file_index import FileIndexFormatReader, IndexEntry
 from .formats.file_index_predicate import index_field_type
 from .formats.reader import FileIndexReader
@@ -28,7 +29,11 @@ VALUE_KEYS = frozenset({"min", "max"})
 
 @dataclass(frozen=True)
 class IndexInfo:
-    """One index of one column of one data file (``reader`` None when it could not be decoded)."""
+    """One index of one column of one data file (``reader`` None when it could not be decoded).
+
+    ``summary()`` is computed once (:func:`file_indexes` computes it while decoding) and kept;
+    each call returns a fresh copy.
+    """
 
     file: LiveFile
     column: str
@@ -39,12 +44,18 @@ class IndexInfo:
     data_type: DataType | None
     reader: FileIndexReader | None
     error: str | None = None
+    _summary: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def summary(self) -> dict[str, Any]:
         """Scalar facts of the index (type-specific; internal values for ``min``/``max``)."""
         if self.reader is None:
             return {}
-        return summarize(self.reader)
+        cached = self._summary
+        if cached is None:
+            cached = summarize(self.reader)
+            object.__setattr__(self, "_summary", cached)  # a cache, not state: frozen otherwise
+        return {k: list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
+                for k, v in cached.items()}
 
 
 def summarize(reader: FileIndexReader) -> dict[str, Any]:
@@ -66,6 +77,10 @@ def summarize(reader: FileIndexReader) -> dict[str, Any]:
     for k, v in items.items():
         if k == "index_type":
             continue
+        if isinstance(v, BitmapValueCounts):  # a bitmap summary's values, records built on access
+            if v:
+                continue  # per-value details have their own frames
+            v = ()
         if isinstance(v, (tuple, list)) and v and dataclasses.is_dataclass(v[0]):
             continue  # per-value details have their own frames
         out[k] = list(v) if isinstance(v, tuple) else v
@@ -103,9 +118,9 @@ def file_indexes(table: Table, lf: LiveFile) -> Iterator[IndexInfo]:
         for entry in col.indexes:
             try:
                 reader = _create_reader(container, col.column, entry, dtype)
-                summarize(reader)  # decode now so that corruption shows up on this row
+                summary = summarize(reader)  # decode now so that corruption shows up on this row
                 yield IndexInfo(lf, col.column, entry.index_type, location, index_file,
-                                max(entry.length, 0), dtype, reader)
+                                max(entry.length, 0), dtype, reader, _summary=summary)
             except (PaimonLensError, OSError, ValueError) as e:
                 yield IndexInfo(lf, col.column, entry.index_type, location, index_file,
                                 max(entry.length, 0), dtype, None, str(e))

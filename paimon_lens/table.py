@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import PaimonLensError, SnapshotNotFoundError, TableNotFoundError
-from .io.fileio import FileIO, get_file_io, strip_file_scheme
+from .io.fileio import FileIO, LocalFileIO, get_file_io, strip_file_scheme
 from .metadata.binary_row import decode_binary_row
+from .metadata.gc_pause import gc_paused
 from .metadata.manifest import (
     FILE_SOURCES,
     IndexFileMeta,
@@ -32,7 +33,7 @@ from .metadata.manifest import (
 from .metadata.paths import bucket_dir, partition_path
 from .metadata.schema import SchemaManager, TableSchema
 from .metadata.snapshot import Snapshot, SnapshotManager
-from .metadata.stats import ColumnStats, FileStats
+from .metadata.stats import ColumnStats, FileStats, StatsLayout
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -156,17 +157,26 @@ class Table:
 
     # ---- reading metadata -----------------------------------------------------------------
     def _map(self, fn: Callable[[str], T], names: Sequence[str], what: str) -> list[T]:
-        """Apply ``fn`` to each name, in threads for many files, with a progress bar if long."""
+        """Apply ``fn`` to each name, with a progress bar if long.
+
+        Remote files are read in threads (their latency overlaps); local ones one after the
+        other, as decoding holds the GIL and threads would only add switching.
+        """
         if len(names) <= 1:
             return [fn(n) for n in names]
         show = self.progress if self.progress is not None else len(names) > PROGRESS_THRESHOLD
-        with ThreadPoolExecutor(max_workers=min(8, len(names))) as pool:
-            it: Iterable[T] = pool.map(fn, names)
-            if show:
-                from tqdm.auto import tqdm
 
-                it = tqdm(it, total=len(names), desc=f"reading {what}", unit="file")
-            return list(it)
+        def progress(it: Iterable[T]) -> Iterable[T]:
+            if not show:
+                return it
+            from tqdm.auto import tqdm
+
+            return tqdm(it, total=len(names), desc=f"reading {what}", unit="file")
+
+        if isinstance(self.file_io, LocalFileIO):
+            return list(progress(map(fn, names)))
+        with ThreadPoolExecutor(max_workers=min(8, len(names))) as pool:
+            return list(progress(pool.map(fn, names)))
 
     def _manifest_list(self, name: str, kind: str) -> list[ManifestFileMeta]:
         key = f"{kind}:{name}"
@@ -192,7 +202,8 @@ class Table:
         """Every entry of every manifest of the snapshot, ADD and DELETE, in order."""
         names = [m.file_name for m in self.manifest_files()]
         todo = [n for n in dict.fromkeys(names) if n not in self._cache.manifests]
-        self._map(self._manifest, todo, "manifests")
+        with gc_paused():
+            self._map(self._manifest, todo, "manifests")
         out: list[ManifestEntry] = []
         for n in names:
             out.extend(self._cache.manifests[n])
@@ -201,7 +212,9 @@ class Table:
     def live_entries(self) -> list[ManifestEntry]:
         """Live ADD entries of the snapshot (ADD/DELETE merged as Paimon does)."""
         if self._live is None:
-            self._live = merge_entries(self.manifest_entries())
+            entries = self.manifest_entries()
+            with gc_paused():
+                self._live = merge_entries(entries)
         return self._live
 
     def index_entries(self) -> list[IndexFileMeta]:
@@ -225,27 +238,52 @@ class Table:
         f = entry.file
         if f.external_path:
             return f.external_path
+        return f"{self._path_prefix(entry.bucket, partition)}/{f.file_name}"
+
+    def _path_prefix(self, bucket: int, partition: dict[str, Any]) -> str:
+        """The directory of a partition's bucket, relative to the table directory."""
         part = partition_path(list(partition.values()), self.schema.partition_fields, self.schema.options)
         root = self.schema.options.get("data-file.path-directory")
-        prefix = "/".join(p for p in (root, part, bucket_dir(entry.bucket)) if p)
-        return f"{prefix}/{f.file_name}"
+        return "/".join(p for p in (root, part, bucket_dir(bucket)) if p)
 
-    def _live_file(self, entry: ManifestEntry) -> LiveFile:
-        where = f"{self.manifest_dir}/{entry.manifest} entry {entry.file.file_name}"
-        partition = self.decode_partition(entry.partition, where + " _PARTITION")
-        path = self.relative_path(entry, partition)
+    def _live_file(self, entry: ManifestEntry, manifest_dir: str, partitions: dict[bytes, dict[str, Any]],
+                   prefixes: dict[tuple[bytes, int], str], layouts: dict[tuple[Any, ...], StatsLayout]) -> LiveFile:
+        """One live file; ``partitions``, ``prefixes`` and ``layouts`` are caches shared by a listing."""
         f = entry.file
+        where = f"{manifest_dir}/{entry.manifest} entry {f.file_name}"
+        decoded = partitions.get(entry.partition)
+        if decoded is None:
+            decoded = partitions[entry.partition] = self.decode_partition(entry.partition, where + " _PARTITION")
+        partition = dict(decoded)
+        if f.external_path:
+            path = f.external_path
+        else:
+            prefix = prefixes.get((entry.partition, entry.bucket))
+            if prefix is None:
+                prefix = prefixes[(entry.partition, entry.bucket)] = self._path_prefix(entry.bucket, partition)
+            path = f"{prefix}/{f.file_name}"
         try:
             file_schema = self.schema_manager.schema(f.schema_id)
         except TableNotFoundError as e:
             unknown = tuple(ColumnStats(None, None, None) for _ in self.schema.fields)
             return LiveFile(entry, partition, path, _UnknownStats(unknown, str(e)))
-        return LiveFile(entry, partition, path, FileStats(f, file_schema, self.schema.fields, where + " _VALUE_STATS"))
+        key = StatsLayout.key(f)
+        layout = layouts.get(key)
+        if layout is None:
+            layout = layouts[key] = StatsLayout(f, file_schema, self.schema.fields)
+        return LiveFile(entry, partition, path,
+                        FileStats(f, file_schema, self.schema.fields, where + " _VALUE_STATS", layout))
 
     def live_files(self) -> list[LiveFile]:
         """Live data files with partition, path and stats (mapped to :attr:`schema`) decoded."""
         if self._files is None:
-            self._files = [self._live_file(e) for e in self.live_entries()]
+            manifest_dir = self.manifest_dir
+            partitions: dict[bytes, dict[str, Any]] = {}
+            prefixes: dict[tuple[bytes, int], str] = {}
+            layouts: dict[tuple[Any, ...], StatsLayout] = {}
+            entries = self.live_entries()
+            with gc_paused():
+                self._files = [self._live_file(e, manifest_dir, partitions, prefixes, layouts) for e in entries]
         return self._files
 
     def file_size(self, relative: str) -> int | None:

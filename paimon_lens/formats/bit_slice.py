@@ -193,12 +193,13 @@ def read_bit_slice(r: ByteReader, start: int, field: str = "bsi") -> BitSliceInd
         raise b.error(field + ".indexes_length", 8 * count, indexes_length, at=at)
     if header_length != 10 + indexes_length:
         raise b.error(field + ".header_length", 10 + indexes_length, header_length, at=0)
-    entries = []
-    for i in range(count):
-        at = b.pos
-        entries.append((b.i32(f"{field}.slice[{i}].offset"), b.i32(f"{field}.slice[{i}].length"), at))
+    # the header's bytes were checked above: the count x (offset, length) pairs are all there
+    first = b.pos
+    pairs = struct.unpack_from(f">{2 * count}i", b.data, first)
+    b.pos = first + 8 * count
+    entries = [(pairs[2 * i], pairs[2 * i + 1], first + 8 * i) for i in range(count)]
     body = 4 + header_length
-    ebm, _ = roaring.deserialize(b, body, ebm_length, field + ".ebm")
+    ebm, _ = roaring.deserialize_frozen(b, body, ebm_length, field + ".ebm")
     slices_start = body + ebm_length
     slices: list[FrozenBitMap] = []
     expected = 0
@@ -209,14 +210,14 @@ def read_bit_slice(r: ByteReader, start: int, field: str = "bsi") -> BitSliceInd
         if length < 0 or slices_start + off + length > len(b):
             raise b.error(f"{field}.slice[{i}].length", f"0..{len(b) - slices_start - off}", length, at=at + 4,
                           detail="slice outside the index bytes")
-        bm, _ = roaring.deserialize(b, slices_start + off, length, f"{field}.slice[{i}]")
+        bm, _ = roaring.deserialize_frozen(b, slices_start + off, length, f"{field}.slice[{i}]")
         if not bm.issubset(ebm):
             raise b.error(f"{field}.slice[{i}]", "a subset of the existence bitmap", "rows without a value",
                           at=slices_start + off)
-        slices.append(FrozenBitMap(bm))
+        slices.append(bm)
         expected = off + length
     return BitSliceIndexBitmap(r.base + start, header_length, version, ebm_length,
-                               tuple(e[1] for e in entries), FrozenBitMap(ebm), tuple(slices),
+                               tuple(e[1] for e in entries), ebm, tuple(slices),
                                slices_start + expected)
 
 

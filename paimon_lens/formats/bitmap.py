@@ -50,8 +50,11 @@ import re
 import struct
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from itertools import chain, pairwise
+from typing import Any, overload
 
+import numpy as np
+import numpy.typing as npt
 from pyroaring import BitMap
 
 from ..io.reader import ByteReader
@@ -88,6 +91,76 @@ class BitmapValueCount:
     bitmap_bytes: int
 
 
+class BitmapValueCounts(Sequence[BitmapValueCount]):
+    """The ``values`` of a :class:`BitmapIndexSummary`: a read-only sequence of :class:`BitmapValueCount`.
+
+    Kept compactly as parallel lists (raw keys, row counts, bitmap byte counts); the records are
+    built on first access and then kept, so a summary nobody lists the values of pays nothing for
+    them. Compares equal to a tuple or list of the same records; ``row_counts`` and
+    ``bitmap_sizes`` read the counts without building any record.
+    """
+
+    __slots__ = ("_codec", "_keys", "_records", "_rows", "_sizes")
+
+    def __init__(self, keys: list[Hashable], rows: list[int], sizes: list[int], codec: KeyCodec) -> None:
+        if not len(keys) == len(rows) == len(sizes):
+            raise ValueError("keys, rows and sizes differ in length")
+        self._keys = keys
+        self._rows = rows
+        self._sizes = sizes
+        self._codec = codec
+        self._records: tuple[BitmapValueCount, ...] | None = None
+
+    def records(self) -> tuple[BitmapValueCount, ...]:
+        """All records as a tuple (built once)."""
+        records = self._records
+        if records is None:
+            records = self._records = tuple(map(BitmapValueCount, self._codec.to_values(self._keys),
+                                                self._rows, self._sizes))
+        return records
+
+    @property
+    def row_counts(self) -> tuple[int, ...]:
+        """``row_count`` of every value, in order."""
+        return tuple(self._rows)
+
+    @property
+    def bitmap_sizes(self) -> tuple[int, ...]:
+        """``bitmap_bytes`` of every value, in order."""
+        return tuple(self._sizes)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __bool__(self) -> bool:
+        return bool(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> BitmapValueCount: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[BitmapValueCount, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> BitmapValueCount | tuple[BitmapValueCount, ...]:
+        return self.records()[index]
+
+    def __iter__(self) -> Iterator[BitmapValueCount]:
+        return iter(self.records())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, BitmapValueCounts):
+            return len(self) == len(other) and self.records() == other.records()
+        if isinstance(other, (tuple, list)):
+            return len(self) == len(other) and self.records() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.records())
+
+    def __repr__(self) -> str:
+        return f"BitmapValueCounts({list(self.records())!r})"
+
+
 @dataclass(frozen=True, slots=True)
 class BitmapIndexBlockInfo:
     """A V2 index block: its first value, offset in the block area, size and entry count."""
@@ -105,15 +178,16 @@ class BitmapIndexSummary:
     Byte counts split the index into ``header_bytes`` (everything before the V2 index blocks, or
     before the V1 body: version, counts, null info, the V1 dictionary, the V2 block directory),
     ``index_block_bytes`` (V2 index blocks) and ``bitmap_bytes`` (the body). ``values`` keeps
-    the stored order (V1: dictionary order, V2: sorted); do not key a dict by float values
-    (Python has ``-0.0 == 0.0``, the index does not).
+    the stored order (V1: dictionary order, V2: sorted); the reader fills it with a
+    :class:`BitmapValueCounts`, whose records are built only when read. Do not key a dict by
+    float values (Python has ``-0.0 == 0.0``, the index does not).
     """
 
     version: int
     row_count: int
     null_count: int
     cardinality: int
-    values: tuple[BitmapValueCount, ...]
+    values: Sequence[BitmapValueCount]
     singleton_values: int
     total_bytes: int
     header_bytes: int
@@ -153,11 +227,80 @@ class BitmapValue:
 
 
 @dataclass(slots=True)
-class _Block:
+class _Run:
+    """Consecutive index entries (a V2 block, or a slice of the V1 dictionary).
+
+    Keys, offsets and lengths as lists (lookups, one-by-one decoding); the int64 arrays of the
+    offsets and lengths for bulk decoding are made on first use when parsing did not give them.
+    """
+
     keys: list[Hashable]
     offsets: list[int]
     lengths: list[int]
+    offset_array: npt.NDArray[np.int64] | None = None
+    length_array: npt.NDArray[np.int64] | None = None
+
+    def __getitem__(self, s: slice) -> _Run:
+        oa, la = self.offset_array, self.length_array
+        return _Run(self.keys[s], self.offsets[s], self.lengths[s], None if oa is None else oa[s],
+                    None if la is None else la[s])
+
+    def single_rows(self) -> int:
+        """How many entries are single rows (a negative offset, no stored bitmap)."""
+        if self.offset_array is not None:
+            return int((self.offset_array < 0).sum())
+        return sum(1 for off in self.offsets if off < 0)
+
+    def arrays(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The offsets and lengths as int64 arrays."""
+        if self.offset_array is None:
+            self.offset_array = np.array(self.offsets, dtype=np.int64)
+        if self.length_array is None:
+            self.length_array = np.array(self.lengths, dtype=np.int64)
+        return self.offset_array, self.length_array
+
+
+@dataclass(slots=True)
+class _Block:
+    """A decoded V2 index block: its entries and its size in bytes."""
+
+    entries: _Run
     size: int
+
+    @property
+    def keys(self) -> list[Hashable]:
+        return self.entries.keys
+
+    @property
+    def offsets(self) -> list[int]:
+        return self.entries.offsets
+
+    @property
+    def lengths(self) -> list[int]:
+        return self.entries.lengths
+
+
+_SMALL = 48  # runs shorter than this are decoded entry by entry (numpy does not pay off)
+_V1_BATCH = 4096  # V1 dictionary entries decoded per batch
+_BATCH_BYTES = 256 * 1024  # serialized bitmap bytes decoded per batch (at least one bitmap)
+_deserialize = BitMap.deserialize
+_bitmap_max = BitMap.max
+
+# Keys, one list per trailing i32 field, and those fields as a (count, fields) int64 array if made.
+_Parsed = tuple[list[Hashable], list[list[int]], "npt.NDArray[np.int64] | None"]
+
+
+def _split(run: _Run) -> Iterator[tuple[_Run, bool]]:
+    """A bulk run cut into pieces of about :data:`_BATCH_BYTES` of bitmaps (at least one entry each)."""
+    n = len(run.keys)
+    sizes = np.cumsum(np.maximum(run.arrays()[1], 0))
+    if n < 2 or sizes[-1] <= _BATCH_BYTES:
+        yield run, True
+        return
+    cuts = np.searchsorted(sizes, np.arange(_BATCH_BYTES, int(sizes[-1]), _BATCH_BYTES), side="right")
+    points = sorted({0, n, *cuts.tolist()})
+    for a, b in pairwise(points):
+        yield run[a:b], True
 
 
 # ---- reader --------------------------------------------------------------------------------------
@@ -169,6 +312,7 @@ class BitmapFileIndexReader(FileIndexReader):
     V2 index blocks are decoded on first use, one at a time, and bitmaps are deserialised only
     when a lookup needs them, then cached. All results are
     :class:`~paimon_lens.formats.result.BitmapIndexResult`, never shared with the cache.
+    :meth:`summary` is computed once and then kept.
 
     Args:
         data_type: the column type (decides the key encoding).
@@ -185,15 +329,14 @@ class BitmapFileIndexReader(FileIndexReader):
         self.data_type = data_type
         self._codec: KeyCodec = key_codec(data_type)
         self._r = ByteReader(data, path, base)
-        self._mv = memoryview(self._r.data)
         self._cache: dict[Hashable, BitMap] = {}
+        self._summary: BitmapIndexSummary | None = None
         self._blocks: list[_Block | None] = []
         self._block_keys: list[Hashable] = []
         self._block_offsets: list[int] = []
-        self._v1_keys: list[Hashable] = []
-        self._v1_offsets: list[int] = []
-        self._v1_lookup: dict[Hashable, int] = {}
-        self._v1_lengths: dict[Hashable, int] = {}
+        self._v1 = _Run([], [], [])  # the V1 dictionary; lengths: -1 for unknown (measured) or a single row
+        self._v1_null_length = -1
+        self._v1_lookup: dict[Hashable, int] | None = None  # built on the first V1 lookup
         self.null_offset = 0
         self.null_bitmap_length = -1
         self.index_block_start = 0
@@ -222,23 +365,88 @@ class BitmapFileIndexReader(FileIndexReader):
         else:
             self._parse_v2_directory()
 
-    def _read_keys(self, count: int, trailing: str, field: str, end: int | None = None) -> list[tuple[Any, ...]]:
-        """``count`` records of (key, trailing i32 fields...) from the current position."""
+    def _read_keys(self, count: int, fields: int, field: str, end: int | None = None) -> _Parsed:
+        """``count`` records of (key, ``fields`` trailing i32s) from the current position.
+
+        Many fixed-size keys are decoded with one ``numpy.frombuffer``, a few with ``struct``.
+        """
         r, codec = self._r, self._codec
         limit = len(r) if end is None else end
-        if codec.fixed:
-            st = struct.Struct(">" + codec.fmt + trailing)
-            if count * st.size > limit - r.pos:
-                raise r.error(field, f"{count} entries of {st.size} bytes", f"{limit - r.pos} bytes left",
-                              detail="truncated")
-            rows = list(st.iter_unpack(r.view(count * st.size, field)))
-            mapper = codec.key_mapper()
+        if not codec.fixed:
+            return self._read_string_keys(count, fields, field, limit)
+        st = struct.Struct(">" + codec.fmt + "i" * fields)
+        size = st.size
+        if count * size > limit - r.pos:
+            raise r.error(field, f"{count} entries of {size} bytes", f"{limit - r.pos} bytes left",
+                          detail="truncated")
+        mapper = codec.key_mapper()
+        if count < _SMALL:
+            rows = list(st.iter_unpack(r.view(count * size, field)))
+            keys: list[Hashable] = [row[0] for row in rows]
             if mapper is not None:
-                rows = [(mapper(row[0]), *row[1:]) for row in rows]
-            return rows
-        tail = struct.Struct(">" + trailing)
+                keys = list(map(mapper, keys))
+            return keys, [[row[f] for row in rows] for f in range(1, fields + 1)], None
+        records = np.frombuffer(r.data, np.dtype([("key", codec.numpy_dtype), ("tail", ">i4", (fields,))]),
+                                count, r.pos)
+        r.pos += count * size
+        keys = records["key"].tolist()
+        if mapper is not None:
+            keys = list(map(mapper, keys))
+        tail = records["tail"].astype(np.int64)
+        return keys, [tail[:, f].tolist() for f in range(fields)], tail
+
+    def _read_string_keys(self, count: int, fields: int, field: str, limit: int) -> _Parsed:
+        """String keys: keys of one length with one ``frombuffer``, else one pass over the lengths."""
+        if count < _SMALL:
+            return self._read_string_keys_checked(count, fields, field, limit)
+        r = self._r
         data = r.data
-        rows = []
+        tail = 4 * fields
+        step = 4 + tail
+        pos = r.pos
+        if pos + 4 <= limit:
+            # Keys of one length (codes, ids, hashes ...) are fixed-size records.
+            n = _I32.unpack_from(data, pos)[0]
+            if n > 0 and count * (step + n) <= limit - pos:
+                records = np.frombuffer(data, np.dtype([("n", ">i4"), ("key", f"V{n}"), ("tail", ">i4", (fields,))]),
+                                        count, pos)
+                if bool((records["n"] == n).all()):
+                    r.pos = pos + count * (step + n)
+                    values = records["tail"].astype(np.int64)
+                    return records["key"].tolist(), [values[:, f].tolist() for f in range(fields)], values
+        starts: list[int] = []
+        append = starts.append
+        unpack = _I32.unpack_from
+        try:
+            for _ in range(count):
+                append(pos)
+                pos += unpack(data, pos)[0] + step
+            ok = pos <= limit
+        except struct.error:  # ran off the buffer: a bad length somewhere
+            ok = False
+        if ok:
+            at = np.array(starts, dtype=np.int64)
+            key_end = np.empty_like(at)
+            key_end[:-1] = at[1:]
+            key_end[-1] = pos
+            key_end -= tail
+            # Every length non-negative and the last entry inside the limit: every entry is inside.
+            ok = bool((key_end - at >= 4).all())
+        if not ok:
+            return self._read_string_keys_checked(count, fields, field, limit)
+        r.pos = pos
+        keys: list[Hashable] = [data[a:b] for a, b in zip((at + 4).tolist(), key_end.tolist())]
+        raw = np.frombuffer(data, np.uint8)[key_end[:, None] + np.arange(tail)]
+        values = raw.view(">i4").astype(np.int64)
+        return keys, [values[:, f].tolist() for f in range(fields)], values
+
+    def _read_string_keys_checked(self, count: int, fields: int, field: str, limit: int) -> _Parsed:
+        """String keys entry by entry: raises the precise error for the first bad entry."""
+        r = self._r
+        tail = struct.Struct(">" + "i" * fields)
+        data = r.data
+        keys: list[Hashable] = []
+        rest: list[tuple[int, ...]] = []
         pos = r.pos
         for i in range(count):
             if pos + 4 > limit:
@@ -248,44 +456,61 @@ class BitmapFileIndexReader(FileIndexReader):
             if n < 0 or pos + 4 + n + tail.size > limit:
                 raise r.error(f"{field}[{i}].key", f"a length within the {limit - pos - 4} bytes left", n,
                               at=pos)
-            key = data[pos + 4:pos + 4 + n]
-            rows.append((key, *tail.unpack_from(data, pos + 4 + n)))
+            keys.append(data[pos + 4:pos + 4 + n])
+            rest.append(tail.unpack_from(data, pos + 4 + n))
             pos += 4 + n + tail.size
         r.pos = pos
-        return rows
+        return keys, [[row[f] for row in rest] for f in range(fields)], None
 
     def _parse_v1_dictionary(self) -> None:
-        rows = self._read_keys(self.non_null_bitmap_count, "i", "dictionary")
+        keys, (offsets,), tail = self._read_keys(self.non_null_bitmap_count, 1, "dictionary")
         self.body_start = self._r.pos
         self.index_block_start = self.body_start
-        self._v1_keys = [row[0] for row in rows]
-        self._v1_offsets = [row[1] for row in rows]
-        self._v1_lookup = {k: i for i, k in enumerate(self._v1_keys)}
         # Paimon's V1 reader: a bitmap's length is the distance to the next non-negative offset in
         # dictionary order, starting from the null offset (0 without nulls); the last is unknown.
-        lengths: dict[Hashable, int] = {}
-        last_key: Hashable = None
-        last_off = self.null_offset
-        for key, off in rows:
-            if off >= 0:
-                if last_off >= 0:
-                    lengths[last_key] = off - last_off
-                last_key, last_off = key, off
-        self._v1_lengths = lengths
+        if tail is None:
+            lengths = [-1] * len(offsets)
+            last, last_off = -1, self.null_offset
+            for i, off in enumerate(offsets):
+                if off >= 0:
+                    if last >= 0:
+                        lengths[last] = off - last_off
+                    elif last_off >= 0:
+                        self._v1_null_length = off - last_off
+                    last, last_off = i, off
+            self._v1 = _Run(keys, offsets, lengths)
+            return
+        offset_array = tail[:, 0]
+        length_array = np.full(len(keys), -1, dtype=np.int64)
+        stored = np.flatnonzero(offset_array >= 0)
+        if len(stored):
+            stored_offsets = offset_array[stored]
+            length_array[stored[:-1]] = np.diff(stored_offsets)
+            if self.null_offset >= 0:
+                self._v1_null_length = int(stored_offsets[0]) - self.null_offset
+        self._v1 = _Run(keys, offsets, length_array.tolist(), offset_array, length_array)
+
+    def _v1_index(self, key: Hashable) -> int | None:
+        """Position of a raw key in the V1 dictionary (the last one, as a map keeps it)."""
+        lookup = self._v1_lookup
+        if lookup is None:
+            keys = self._v1.keys
+            lookup = self._v1_lookup = dict(zip(keys, range(len(keys))))
+        return lookup.get(key)
 
     def _parse_v2_directory(self) -> None:
-        r, codec = self._r, self._codec
-        count = r.check_count(r.i32("index_block_count"), codec.size + 4, "index_block_count")
-        rows = self._read_keys(count, "i", "index_block_directory")
+        r = self._r
+        count = r.check_count(r.i32("index_block_count"), self._codec.size + 4, "index_block_count")
+        keys, (offsets,), _ = self._read_keys(count, 1, "index_block_directory")
         body_offset_at = r.pos
         body_offset = r.i32("bitmap_body_offset")
         self.index_block_start = r.pos
         if body_offset < 0 or body_offset > r.remaining:
             raise r.error("bitmap_body_offset", f"0..{r.remaining}", body_offset, at=body_offset_at)
         self.body_start = self.index_block_start + body_offset
-        self._block_keys = [row[0] for row in rows]
-        self._block_offsets = [row[1] for row in rows]
-        for i, off in enumerate(self._block_offsets):
+        self._block_keys = keys
+        self._block_offsets = offsets
+        for i, off in enumerate(offsets):
             if off < 0 or off + 4 > body_offset:
                 raise r.error(f"index_block_directory[{i}].offset", f"0..{body_offset - 4}", off,
                               at=self.index_block_start)
@@ -302,9 +527,9 @@ class BitmapFileIndexReader(FileIndexReader):
             if n < 0 or n * (self._codec.size + 8) > limit - r.pos:
                 raise r.error(f"index_block[{i}].entry_count", f"at most {(limit - r.pos) // (self._codec.size + 8)}",
                               n, at=start, detail="count larger than the index block area")
-            rows = self._read_keys(n, "ii", f"index_block[{i}].entries", end=limit)
-            block = _Block([row[0] for row in rows], [row[1] for row in rows], [row[2] for row in rows],
-                           r.pos - start)
+            keys, (offsets, lengths), tail = self._read_keys(n, 2, f"index_block[{i}].entries", end=limit)
+            run = _Run(keys, offsets, lengths) if tail is None else _Run(keys, offsets, lengths, tail[:, 0], tail[:, 1])
+            block = _Block(run, r.pos - start)
             self._blocks[i] = block
         return block
 
@@ -315,13 +540,13 @@ class BitmapFileIndexReader(FileIndexReader):
             if not self.has_null:
                 return None
             if self.version == VERSION_1:
-                return self.null_offset, self._v1_lengths.get(None, -1)
+                return self.null_offset, self._v1_null_length
             return self.null_offset, self.null_bitmap_length
         if self.version == VERSION_1:
-            i = self._v1_lookup.get(key)
+            i = self._v1_index(key)
             if i is None:
                 return None
-            return self._v1_offsets[i], self._v1_lengths.get(key, -1)
+            return self._v1.offsets[i], self._v1.lengths[i]
         b = java_binary_search(self._block_keys, key)
         b = b if b >= 0 else -2 - b
         if b < 0:
@@ -357,20 +582,25 @@ class BitmapFileIndexReader(FileIndexReader):
             raise r.error(self._field(key) + ".length", f"0..{len(r) - start}", length, at=start)
         return start, start + length
 
-    def _read_bitmap(self, offset: int, length: int, key: Hashable) -> BitMap:
-        """The rows of one entry: a single row for a negative offset, else the stored bitmap."""
+    def _read_sized(self, offset: int, length: int, key: Hashable) -> tuple[BitMap, int]:
+        """:meth:`_read_bitmap` and the bitmap's stored size (0 for a single row)."""
         if offset < 0:
-            return BitMap([self._single_row(offset, key)])
+            return BitMap([self._single_row(offset, key)]), 0
+        r = self._r
         start, end = self._bitmap_range(offset, length, key)
         try:
-            bm = BitMap.deserialize(self._mv[start:end])  # type: ignore[arg-type]  # any buffer works
+            bm = _deserialize(r.data[start:end])
         except Exception as e:  # pyroaring raises ValueError / IndexError on invalid input
-            raise self._r.error(self._field(key), "a portable Roaring bitmap", self._r.data[start:start + 16].hex(),
-                                detail=str(e), at=start) from None
+            raise r.error(self._field(key), "a portable Roaring bitmap", r.data[start:start + 16].hex(),
+                          detail=str(e), at=start) from None
         if bm and bm.max() >= self.row_count:
-            raise self._r.error(self._field(key), f"row positions below row_count {self.row_count}", bm.max(),
-                                at=start, detail="bitmap holds a row past the end of the file")
-        return bm
+            raise r.error(self._field(key), f"row positions below row_count {self.row_count}", bm.max(),
+                          at=start, detail="bitmap holds a row past the end of the file")
+        return bm, end - start
+
+    def _read_bitmap(self, offset: int, length: int, key: Hashable) -> BitMap:
+        """The rows of one entry: a single row for a negative offset, else the stored bitmap."""
+        return self._read_sized(offset, length, key)[0]
 
     def _bitmap(self, key: Hashable) -> BitMap:
         bm = self._cache.get(key)
@@ -426,50 +656,146 @@ class BitmapFileIndexReader(FileIndexReader):
 
     def _entries(self) -> Iterator[tuple[Hashable, int, int]]:
         """Every (raw key, offset, length) in stored order; lengths as Paimon's reader has them."""
-        if self.version == VERSION_1:
-            lengths = self._v1_lengths
-            for key, off in zip(self._v1_keys, self._v1_offsets):
-                yield key, off, (lengths.get(key, -1) if off >= 0 else -1)
-        else:
-            for i in range(len(self._blocks)):
-                block = self._block(i)
-                yield from zip(block.keys, block.offsets, block.lengths)
+        for run in self._runs():
+            yield from zip(run.keys, run.offsets, run.lengths)
 
-    def _all_bitmaps(self) -> Iterator[tuple[Hashable, int, int, BitMap]]:
-        """(raw key, offset, length, rows) of every entry in stored order.
+    def _runs(self) -> Iterator[_Run]:
+        """The entries in stored order, a V2 block or a slice of the V1 dictionary at a time."""
+        if self.version == VERSION_1:
+            run = self._v1
+            if len(run.keys) <= _V1_BATCH:
+                yield run
+            else:
+                for a in range(0, len(run.keys), _V1_BATCH):
+                    yield run[a:a + _V1_BATCH]
+            return
+        for i in range(len(self._blocks)):
+            yield self._block(i).entries
+
+    def _pieces(self) -> Iterator[tuple[_Run, bool]]:
+        """Every entry in stored order, in runs; True marks a run to decode in bulk.
+
+        A bulk run holds only in-range stored bitmaps and valid single rows (bounds checked with
+        numpy), about :data:`_BATCH_BYTES` of bitmaps at most. The others (short runs, and each
+        entry that is neither) are decoded one entry at a time by :meth:`_one_by_one`.
+        """
+        body, end, row_count = self.body_start, len(self._r), self.row_count
+        for run in self._runs():
+            if len(run.keys) < _SMALL:
+                yield run, False
+                continue
+            offsets, lengths = run.arrays()
+            stored = offsets >= 0
+            bad = np.where(stored, (lengths < 0) | (offsets + lengths + body > end), -1 - offsets >= row_count)
+            if not bad.any():
+                yield from _split(run)
+                continue
+            a = 0
+            for j in np.flatnonzero(bad).tolist():
+                if a < j:
+                    yield from _split(run[a:j])
+                yield run[j:j + 1], False
+                a = j + 1
+            if a < len(run.keys):
+                yield from _split(run[a:])
+
+    def _one_by_one(self, run: _Run) -> Iterator[tuple[Hashable, BitMap, int]]:
+        """(raw key, rows, bitmap bytes) of each entry of a run, decoded one at a time.
 
         The common case (a stored bitmap whose range lies inside the buffer) is decoded inline;
-        anything unusual goes through :meth:`_read_bitmap`, which raises the precise error.
+        anything unusual goes through :meth:`_read_sized`, which raises the precise error.
         """
-        mv, body, end, row_count = self._mv, self.body_start, len(self._mv), self.row_count
-        deserialize, read = BitMap.deserialize, self._read_bitmap
-        for key, off, length in self._entries():
+        data, body, end, row_count = self._r.data, self.body_start, len(self._r), self.row_count
+        read = self._read_sized
+        for key, off, length in zip(run.keys, run.offsets, run.lengths):
             if off >= 0 and length >= 0 and body + off + length <= end:
                 try:
-                    bm = deserialize(mv[body + off:body + off + length])  # type: ignore[arg-type]  # any buffer works
+                    bm = _deserialize(data[body + off:body + off + length])
                 except Exception:
-                    bm = read(off, length, key)  # raises with path, offset and field
+                    bm = read(off, length, key)[0]  # raises with path, offset and field
                 if bm and bm.max() >= row_count:
                     read(off, length, key)  # raises
+                yield key, bm, length
             else:
-                bm = read(off, length, key)
-            yield key, off, length, bm
+                bm, size = read(off, length, key)
+                yield key, bm, size
+
+    def _stored_ranges(self, run: _Run) -> tuple[npt.NDArray[np.bool_], list[int], list[int]]:
+        """Which entries of a bulk run are stored, and the buffer (start, stop) of those bitmaps."""
+        offsets, lengths = run.arrays()
+        stored = offsets >= 0
+        starts = offsets + self.body_start
+        if not stored.all():
+            starts, lengths = starts[stored], lengths[stored]
+        return stored, starts.tolist(), (starts + lengths).tolist()
+
+    def _decode_run(self, run: _Run) -> list[BitMap] | None:
+        """The rows of every entry of a bulk run, or None if pyroaring or the row check rejects one."""
+        stored, starts, stops = self._stored_ranges(run)
+        try:
+            bms = list(map(_deserialize, map(self._r.data.__getitem__, map(slice, starts, stops))))
+            if bms and max(map(_bitmap_max, bms)) >= self.row_count:
+                return None
+        except Exception:  # a bitmap pyroaring rejects, or an empty one (max() raises)
+            return None
+        n = len(run.keys)
+        if len(bms) == n:
+            return bms
+        singles = np.flatnonzero(~stored)
+        bms.extend([BitMap((row,)) for row in (-1 - run.arrays()[0][singles]).tolist()])
+        order = np.empty(n, dtype=np.int64)  # where each entry's bitmap is in bms
+        order[np.flatnonzero(stored)] = np.arange(n - len(singles))
+        order[singles] = np.arange(n - len(singles), n)
+        return list(map(bms.__getitem__, order.tolist()))
+
+    def _count_run(self, run: _Run) -> tuple[list[int], list[int]] | None:
+        """(row counts, bitmap bytes) of a bulk run, or None if pyroaring or the row check rejects one.
+
+        Each bitmap is dropped as soon as it is counted, while its memory is still warm.
+        """
+        stored, starts, stops = self._stored_ranges(run)
+        row_count = self.row_count
+        rows: list[int] = []
+        append = rows.append
+        try:
+            for bm in map(_deserialize, map(self._r.data.__getitem__, map(slice, starts, stops))):
+                if bm.max() >= row_count:
+                    return None
+                append(len(bm))
+        except Exception:  # a bitmap pyroaring rejects, or an empty one (max() raises)
+            return None
+        if len(rows) == len(run.keys):
+            return rows, run.lengths
+        counts = np.ones(len(run.keys), dtype=np.int64)
+        counts[stored] = rows
+        return counts.tolist(), np.where(stored, run.arrays()[1], 0).tolist()
 
     def iter_bitmaps(self) -> Iterator[tuple[Any, BitMap]]:
-        """Every distinct non-null value with its rows, in stored order (V2: sorted)."""
-        to_value = self._codec.value_mapper()
-        if to_value is None:
-            for key, _, _, bm in self._all_bitmaps():
-                yield key, bm
-        else:
-            for key, _, _, bm in self._all_bitmaps():
-                yield to_value(key), bm
+        """Every distinct non-null value with its rows, in stored order (V2: sorted).
+
+        Lazy, a run of entries at a time; errors surface at the same entry, after the same
+        entries were yielded, as when decoding one entry at a time.
+        """
+        return chain.from_iterable(self._bitmap_runs())
+
+    def _bitmap_runs(self) -> Iterator[Iterable[tuple[Any, BitMap]]]:
+        to_values = None if self._codec.value_mapper() is None else self._codec.to_values
+        for run, bulk in self._pieces():
+            bms = self._decode_run(run) if bulk else None
+            if bms is None:
+                if to_values is None:
+                    yield ((key, bm) for key, bm, _ in self._one_by_one(run))
+                else:
+                    to_value = self._codec.to_value
+                    yield ((to_value(key), bm) for key, bm, _ in self._one_by_one(run))
+            else:
+                yield zip(run.keys if to_values is None else to_values(run.keys), bms)
 
     def values(self) -> Iterator[BitmapValue]:
         """Every distinct non-null value: row count and bitmap bytes (for a ``bitmap_values`` frame)."""
         to_value = self._codec.to_value
         data, body, end, row_count = self._r.data, self.body_start, len(self._r), self.row_count
-        deserialize, read = BitMap.deserialize, self._read_bitmap
+        read = self._read_bitmap
         for key, off, length in self._entries():
             if off < 0:
                 position = self._single_row(off, key)
@@ -478,7 +804,7 @@ class BitmapFileIndexReader(FileIndexReader):
             if length >= 0 and body + off + length <= end:
                 raw = data[body + off:body + off + length]
                 try:
-                    bm = deserialize(raw)
+                    bm = _deserialize(raw)
                 except Exception:
                     bm = read(off, length, key)  # raises with path, offset and field
                 if bm and bm.max() >= row_count:
@@ -490,21 +816,28 @@ class BitmapFileIndexReader(FileIndexReader):
             yield BitmapValue(to_value(key), len(bm), raw, True)
 
     def summary(self) -> BitmapIndexSummary:
-        """Decode everything (all blocks, all bitmaps) into a :class:`BitmapIndexSummary`."""
+        """Decode everything (all blocks, all bitmaps) into a :class:`BitmapIndexSummary` (kept)."""
+        if self._summary is not None:
+            return self._summary
         r = self._r
-        counts: list[BitmapValueCount] = []
+        keys: list[Hashable] = []
+        rows: list[int] = []
+        sizes: list[int] = []
         singletons = 0
-        to_value = self._codec.to_value
-        for key, off, length, bm in self._all_bitmaps():
-            if off < 0:
-                counts.append(BitmapValueCount(to_value(key), 1, 0))
-                singletons += 1
+        for run, bulk in self._pieces():
+            counted = self._count_run(run) if bulk else None
+            if counted is None:
+                for key, bm, size in self._one_by_one(run):
+                    keys.append(key)
+                    rows.append(len(bm))
+                    sizes.append(size)
             else:
-                if length == -1:
-                    length = self._bitmap_range(off, length, key)[1] - self.body_start - off
-                counts.append(BitmapValueCount(to_value(key), len(bm), length))
-        if len(counts) != self.non_null_bitmap_count:
-            raise r.error("non_null_bitmap_count", len(counts), self.non_null_bitmap_count, at=5,
+                keys += run.keys
+                rows += counted[0]
+                sizes += counted[1]
+            singletons += run.single_rows()
+        if len(keys) != self.non_null_bitmap_count:
+            raise r.error("non_null_bitmap_count", len(keys), self.non_null_bitmap_count, at=5,
                           detail="the header count differs from the entries stored")
         null_bytes = 0
         null_entry = self._find_entry(None)
@@ -515,17 +848,18 @@ class BitmapFileIndexReader(FileIndexReader):
         blocks: list[BitmapIndexBlockInfo] = []
         index_block_bytes = 0
         if self.version == VERSION_2:
+            to_value = self._codec.to_value
             for i in range(len(self._blocks)):
                 block = self._block(i)
                 blocks.append(BitmapIndexBlockInfo(to_value(self._block_keys[i]), self._block_offsets[i],
                                                    block.size, len(block.keys)))
             index_block_bytes = self.body_start - self.index_block_start
-        return BitmapIndexSummary(
+        self._summary = BitmapIndexSummary(
             version=self.version,
             row_count=self.row_count,
             null_count=null_count,
-            cardinality=len(counts),
-            values=tuple(counts),
+            cardinality=len(keys),
+            values=BitmapValueCounts(keys, rows, sizes, self._codec),
             singleton_values=singletons,
             total_bytes=len(r),
             header_bytes=self.index_block_start,
@@ -534,6 +868,7 @@ class BitmapFileIndexReader(FileIndexReader):
             null_bitmap_bytes=null_bytes,
             index_blocks=tuple(blocks),
         )
+        return self._summary
 
 
 # ---- writer --------------------------------------------------------------------------------------

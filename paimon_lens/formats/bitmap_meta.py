@@ -146,6 +146,9 @@ _FIXED = {
 }
 
 
+_NUMPY_DTYPES = {"b": "i1", "h": ">i2", "i": ">i4", "q": ">i8", "I": ">u4", "Q": ">u8", "B": "u1"}
+
+
 class KeyCodec:
     """How one data type's keys are stored, compared, hashed and shown.
 
@@ -207,6 +210,11 @@ class KeyCodec:
         result: Hashable = x
         return result
 
+    @property
+    def numpy_dtype(self) -> str:
+        """The numpy dtype string of a stored fixed-size key (big-endian), e.g. ``">i8"``."""
+        return _NUMPY_DTYPES[self.fmt]
+
     def key_mapper(self) -> Callable[[Any], Hashable] | None:
         """A per-value mapper for unpacked fixed-size keys, or None when the value is the key."""
         if self.kind in ("float", "double", "boolean"):
@@ -262,6 +270,15 @@ class KeyCodec:
         if self.kind in ("byte", "short", "int", "long") and self.ts_micros is None:
             return None
         return self.to_value
+
+    def to_values(self, keys: Sequence[Hashable]) -> list[Any]:
+        """:meth:`to_value` of many raw keys at once (one list, in order)."""
+        k = self.kind
+        if k == "string":
+            return [key.decode("utf-8", "replace") for key in keys]  # type: ignore[attr-defined]  # bytes keys
+        if k in ("byte", "short", "int", "long") and self.ts_micros is None:
+            return list(keys)
+        return list(map(self.to_value, keys))
 
     def literal_key(self, value: Any) -> Hashable:
         """Raw key of an internal value (a literal or a value written); None stays None.

@@ -269,12 +269,51 @@ def read_deletion_vector(data: bytes, offset: int, length: int | None = None, bi
         strict_crc: raise :class:`CorruptFileError` on a CRC mismatch instead of reporting it.
         check_version: require the file's first byte to be version 1 (and ``offset >= 1``).
     """
+    valid = _read_valid_32(data, offset, length, bitmap64, strict_crc, check_version)
+    if valid is not None:
+        return valid
     r = ByteReader(data, path)
     if check_version:
         _check_version(r)
         if offset < 1:
             raise r.error("offset", ">= 1 (after the version byte)", offset, at=0)
     return _read_blob(r, offset, length, bitmap64, strict_crc, "deletion_vector")
+
+
+_SIZE_MAGIC = struct.Struct(">ii")
+_CRC = struct.Struct(">I")
+
+
+def _read_valid_32(data: bytes, offset: int, length: int | None, bitmap64: bool | None, strict_crc: bool,
+                   check_version: bool) -> DeletionVector | None:
+    """:func:`read_deletion_vector` of a well-formed 32-bit blob, read with a few struct calls; None
+    when any of the checks of :func:`_read_blob` could fail (the field-by-field reader then reports it)."""
+    n = len(data)
+    if bitmap64 or offset < (1 if check_version else 0) or offset + 8 > n:
+        return None
+    if check_version and data[0] != VERSION_V1:
+        return None
+    size, magic = _SIZE_MAGIC.unpack_from(data, offset)
+    if magic != MAGIC_32 or size < MAGIC_BYTES + _MIN_ROARING_BYTES or (length is not None and length != size):
+        return None
+    magic_at = offset + SIZE_PREFIX_BYTES
+    end = magic_at + size
+    if end + CRC_BYTES > n:
+        return None
+    body = data[magic_at + MAGIC_BYTES:end]
+    if roaring.valid_size(body, 0) != len(body):
+        return None
+    try:
+        positions = BitMap.deserialize(body)
+    except Exception:  # pyroaring's ValueError: the checked reader reports it
+        return None
+    crc_stored: int = _CRC.unpack_from(data, end)[0]
+    crc_computed = zlib.crc32(memoryview(data)[magic_at:end]) & 0xFFFFFFFF
+    if strict_crc and crc_stored != crc_computed:
+        return None
+    return DeletionVector(kind="32", cardinality=len(positions), positions=positions, stored_size=size,
+                          crc_stored=crc_stored, crc_computed=crc_computed, crc_ok=crc_stored == crc_computed,
+                          offset=offset, length=size)
 
 
 def read_serialized_deletion_vector(blob: bytes, path: str | None = None, *, bitmap64: bool | None = None,

@@ -30,25 +30,32 @@ it ignores the redundant section. Duplicate names merge as in Java's ``HashMap``
 twice has the union of its entries, and a repeated index type keeps the last entry.
 
 :class:`FileIndexFormatReader` parses and validates the head eagerly (every offset must lie in the
-body) and returns one entry's bytes only when asked, from memory or with a ranged read of a file.
+body) and returns one entry's bytes only when asked, from memory or with a ranged read of a file
+(entries within the first 64 KiB, read with the head, come from those bytes). A well-formed head is
+unpacked with precompiled structs; any irregularity is re-read field by field, which names the
+field and offset in its :class:`~paimon_lens.errors.CorruptFileError`.
 :func:`write_file_index` is ``FileIndexFormat.Writer.writeColumnIndexes``: it reproduces Paimon's
 bytes exactly for the same column order.
 """
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import CorruptFileError
-from ..io.reader import ByteReader
+from ..io.fileio import LocalFileIO
+from ..io.reader import ByteReader, decode_modified_utf8
+from .reader import EmptyFileIndexReader, FileIndexReader
+from .registry import UnsupportedIndexReader, create_reader
 
 if TYPE_CHECKING:
     from ..io.fileio import FileIO
     from ..types import DataType
-    from .reader import FileIndexReader
 
 MAGIC = 1493475289347502
 VERSION_1 = 1
@@ -130,11 +137,20 @@ class FileIndexLayout:
         Repeated columns merge and a repeated index type keeps its last entry, as Paimon's reader
         (a ``HashMap`` filled in header order) does.
         """
-        out: dict[str, IndexEntry] = {}
+        return dict(self._by_column.get(column, ()))
+
+    def has_column(self, column: str) -> bool:
+        """Whether the head lists ``column`` (even without index entries)."""
+        return column in self._by_column
+
+    @cached_property
+    def _by_column(self) -> dict[str, dict[str, IndexEntry]]:
+        """Column -> :meth:`indexes`, for every column of the head (built once)."""
+        out: dict[str, dict[str, IndexEntry]] = {}
         for c in self.columns:
-            if c.column == column:
-                for e in c.indexes:
-                    out[e.index_type] = e
+            by_type = out.setdefault(c.column, {})
+            for e in c.indexes:
+                by_type[e.index_type] = e
         return out
 
     def entries(self) -> Iterator[tuple[str, IndexEntry]]:
@@ -192,9 +208,17 @@ class _FileSource:
     def __init__(self, file_io: FileIO, path: str, size: int | None) -> None:
         self._io = file_io
         self._path = path
+        self._first = b""
+        if size is None and isinstance(file_io, LocalFileIO):
+            # one open for the size and the bytes the head is parsed from (read(0, ...) next)
+            with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                self._first = f.read(min(size, _FIRST_READ))
         self.size = file_io.size(path) if size is None else size
 
     def read(self, offset: int, length: int) -> bytes:
+        if offset == 0 and length <= len(self._first):
+            return self._first[:length]
         return self._io.read_range(self._path, offset, length)
 
 
@@ -228,6 +252,7 @@ class FileIndexFormatReader:
         self._source = _source
         self.path = path
         self.base = base
+        self._first = b""  # the container's first bytes, as read for the head
         self.layout = self._parse_head()
 
     @classmethod
@@ -249,6 +274,14 @@ class FileIndexFormatReader:
     def _parse_head(self) -> FileIndexLayout:
         size = self._source.size
         first = self._source.read(0, min(size, _FIRST_READ))
+        self._first = first
+        layout = _parse_valid_head(first, size)
+        if layout is not None:
+            return layout
+        return self._parse_head_checked(first, size)
+
+    def _parse_head_checked(self, first: bytes, size: int) -> FileIndexLayout:
+        """The head read field by field, raising :class:`CorruptFileError` at the first bad one."""
         r = ByteReader(first, self.path, self.base)
         magic = r.i64("magic")
         if magic != MAGIC:
@@ -291,6 +324,9 @@ class FileIndexFormatReader:
         return FileIndexLayout(magic, version, head_length, tuple(columns), redundant_length, redundant, size)
 
     def _read_exact(self, offset: int, length: int, field: str) -> bytes:
+        first = self._first
+        if offset >= 0 and offset + length <= len(first):
+            return first[offset:offset + length]
         data = self._source.read(offset, length)
         if len(data) != length:
             raise CorruptFileError(self.path, self.base + offset + len(data), field, f"{length} bytes",
@@ -304,7 +340,7 @@ class FileIndexFormatReader:
 
     def has_column(self, column: str) -> bool:
         """Whether the container has at least one entry for ``column``."""
-        return any(c.column == column for c in self.layout.columns)
+        return self.layout.has_column(column)
 
     def index_entries(self, column: str) -> dict[str, IndexEntry]:
         """Index type -> entry for ``column`` (see :meth:`FileIndexLayout.indexes`)."""
@@ -342,9 +378,6 @@ class FileIndexFormatReader:
         as a ``HashSet``, so its order varies between runs; see
         :mod:`paimon_lens.formats.file_index_predicate`.
         """
-        from .reader import EmptyFileIndexReader
-        from .registry import UnsupportedIndexReader, create_reader
-
         out: list[tuple[str, FileIndexReader]] = []
         for index_type, entry in self.layout.indexes(column).items():
             reader: FileIndexReader
@@ -357,6 +390,90 @@ class FileIndexFormatReader:
                 reader = create_reader(index_type, data_type, data, self.path, self.base + entry.start)
             out.append((index_type, reader))
         return out
+
+
+_HEAD_PREFIX = struct.Struct(">qiii")  # magic, version, head_length, column_count
+_I32 = struct.Struct(">i")
+_ENTRY = struct.Struct(">ii")  # start, length
+_NAMES: dict[bytes, str] = {}  # modified UTF-8 -> text of the column and index type names seen
+_new = object.__new__
+
+
+def _name(raw: bytes) -> str:
+    """``decode_modified_utf8(raw)``, remembered (every container repeats the same few names)."""
+    name = _NAMES.get(raw)
+    if name is None:
+        name = decode_modified_utf8(raw)
+        if len(_NAMES) >= 4096:
+            _NAMES.clear()
+        _NAMES[raw] = name
+    return name
+
+
+def _entry(index_type: str, start: int, length: int) -> IndexEntry:
+    """``IndexEntry(index_type, start, length)``, filling the frozen instance directly (no __post_init__)."""
+    entry = _new(IndexEntry)
+    entry.__dict__.update(index_type=index_type, start=start, length=length)
+    return entry
+
+
+def _parse_valid_head(first: bytes, size: int) -> FileIndexLayout | None:
+    """The layout of a well-formed head held in ``first``; None when any check of the
+    field-by-field parser (:meth:`FileIndexFormatReader._parse_head_checked`) could fail, so that
+    parser reports the problem. Unpacks with precompiled structs instead of one call per field.
+    """
+    if len(first) < _HEAD_PREFIX.size:
+        return None
+    magic, version, head_length, column_count = _HEAD_PREFIX.unpack_from(first, 0)
+    if (magic != MAGIC or version != VERSION_1 or head_length < MIN_HEAD_LENGTH or head_length > size
+            or head_length > len(first)):
+        return None
+    pos = _PREFIX + 4
+    if column_count < 0 or column_count * _MIN_COLUMN_BYTES > head_length - pos:
+        return None
+    columns: list[ColumnIndexes] = []
+    for _ in range(column_count):
+        if pos + 2 > head_length:
+            return None
+        n = first[pos] << 8 | first[pos + 1]
+        end = pos + 2 + n
+        if end + 4 > head_length:
+            return None
+        try:
+            name = _name(first[pos + 2:end])
+        except UnicodeDecodeError:
+            return None
+        index_count = _I32.unpack_from(first, end)[0]
+        pos = end + 4
+        if index_count < 0 or index_count * _MIN_ENTRY_BYTES > head_length - pos:
+            return None
+        entries: list[IndexEntry] = []
+        for _ in range(index_count):
+            if pos + 2 > head_length:
+                return None
+            n = first[pos] << 8 | first[pos + 1]
+            end = pos + 2 + n
+            if end + 8 > head_length:
+                return None
+            try:
+                index_type = _name(first[pos + 2:end])
+            except UnicodeDecodeError:
+                return None
+            start, length = _ENTRY.unpack_from(first, end)
+            pos = end + 8
+            if start != EMPTY_INDEX_FLAG and (start < head_length or start > size
+                                              or length < 0 or length > size - start):
+                return None
+            entries.append(_entry(index_type, start, length))
+        columns.append(ColumnIndexes(name, tuple(entries)))
+    if pos + 4 > head_length:
+        return None
+    redundant_length = _I32.unpack_from(first, pos)[0]
+    pos += 4
+    if redundant_length < 0 or redundant_length > head_length - pos:
+        return None
+    redundant = bytes(first[pos:pos + redundant_length])
+    return FileIndexLayout(magic, version, head_length, tuple(columns), redundant_length, redundant, size)
 
 
 # ---- writer ----------------------------------------------------------------------------------

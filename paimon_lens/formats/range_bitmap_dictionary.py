@@ -46,12 +46,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import operator
 import re
 import struct
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation, localcontext
+from itertools import islice
 from typing import Any
 
 from ..errors import CorruptFileError, UnsupportedError
@@ -70,6 +72,9 @@ _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")
 _F32 = struct.Struct(">f")
 _F64 = struct.Struct(">d")
+
+#: struct codes of the fixed-length key kinds (floats are read as their signed bits)
+_FORMATS = {"i8": "b", "i16": "h", "i32": "i", "i64": "q", "f32": "i", "f64": "q"}
 
 _F32_NAN = 0x7FC00000
 _F64_NAN = 0x7FF8000000000000
@@ -280,6 +285,18 @@ class KeyCodec:
         except struct.error as e:
             raise ValueError(f"value {self.describe(key)} does not fit {self.data_type}: {e}") from None
 
+    def decode_run(self, data: bytes, pos: int, count: int) -> list[Key]:
+        """``count`` fixed-length keys stored back to back at ``pos`` (the caller checked the bytes)."""
+        k = self.kind
+        if k == "bool":
+            return [1 if b == 1 else 0 for b in data[pos:pos + count]]
+        values: tuple[int, ...] = struct.unpack_from(f">{count}{_FORMATS[k]}", data, pos)
+        if k == "f32":
+            return [_f32_bits_to_key(v) for v in values]
+        if k == "f64":
+            return [_f64_bits_to_key(v) for v in values]
+        return list(values)
+
     def decode(self, r: ByteReader, field: str) -> Key:
         """Read one key at the reader's position."""
         k = self.kind
@@ -417,7 +434,8 @@ def read_dictionary(r: ByteReader, start: int, length: int, codec: KeyCodec, car
     keys_base = body + offsets_length + chunks_length
     keys_area_length = length - keys_base
     d.check_count(size, 4, "dictionary.offsets")
-    offsets = [d.i32(f"dictionary.offsets[{i}]") for i in range(size)]
+    offsets = list(struct.unpack_from(f">{size}i", d.data, d.pos))  # the bytes were just checked
+    d.pos += 4 * size
 
     chunks: list[DictionaryChunk] = []
     keys: list[Key] = []
@@ -437,11 +455,12 @@ def read_dictionary(r: ByteReader, start: int, length: int, codec: KeyCodec, car
     if len(keys) != cardinality:
         raise CorruptFileError(r.path, r.base + start, "dictionary.key_count", cardinality, len(keys),
                                detail="the dictionary holds another number of keys than the cardinality")
-    for i in range(1, len(keys)):
-        if not keys[i - 1] < keys[i]:  # type: ignore[operator]
-            raise CorruptFileError(r.path, r.base + start, f"dictionary.key[{i}]",
-                                   f"> {codec.describe(keys[i - 1])} (strictly increasing)",
-                                   codec.describe(keys[i]))
+    if not all(map(operator.lt, keys, islice(keys, 1, None))):
+        for i in range(1, len(keys)):
+            if not keys[i - 1] < keys[i]:  # type: ignore[operator]
+                raise CorruptFileError(r.path, r.base + start, f"dictionary.key[{i}]",
+                                       f"> {codec.describe(keys[i - 1])} (strictly increasing)",
+                                       codec.describe(keys[i]))
     return ChunkedDictionary(r.base + start, length, header_length, version, offsets_length, chunks_length,
                              keys_area_length, tuple(chunks), tuple(keys))
 
@@ -493,8 +512,9 @@ def _read_chunk(d: ByteReader, index: int, start: int, length: int, keys_base: i
     keys: list[Key] = [first_key]
     kr = d.sub(keys_base + keys_offset, area, name + ".keys")
     if fixed is not None:
-        for j in range(size):
-            keys.append(codec.decode(kr, f"{name}.keys[{j}]"))
+        keys += codec.decode_run(kr.data, 0, size)  # area == size * fixed bytes
+    elif (found := _valid_string_keys(kr.data, size, offsets_length, keys_length)) is not None:
+        keys += found
     else:
         rel = [kr.i32(f"{name}.key_offsets[{j}]") for j in range(size)]
         for j, off in enumerate(rel):
@@ -505,6 +525,24 @@ def _read_chunk(d: ByteReader, index: int, start: int, length: int, keys_base: i
     chunk = DictionaryChunk(index, first_key, code, keys_offset, size, keys_length, offsets_length, fixed,
                             h.base, length)
     return chunk, keys
+
+
+def _valid_string_keys(data: bytes, size: int, offsets_length: int, keys_length: int) -> list[Key] | None:
+    """The ``size`` keys of a variable-length chunk's keys area; None when any check of the
+    field-by-field loop in :func:`_read_chunk` could fail (that loop then reports it)."""
+    n = len(data)
+    out: list[Key] = []
+    for off in struct.unpack_from(f">{size}i", data, 0):  # offsets_length == 4 * size bytes are there
+        if off < 0 or off > keys_length:
+            return None
+        p = offsets_length + off
+        if p + 4 > n:
+            return None
+        length = _I32.unpack_from(data, p)[0]
+        if length < 0 or p + 4 + length > n:
+            return None
+        out.append(data[p + 4:p + 4 + length])
+    return out
 
 
 # ---- writing ----------------------------------------------------------------------------------

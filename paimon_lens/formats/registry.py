@@ -50,19 +50,27 @@ class UnsupportedIndexReader(FileIndexReader):
         return f"UnsupportedIndexReader({self.index_type!r}: {self.note})"
 
 
+_CLASSES: dict[tuple[str, str], Any] = {}  # (module, class name) -> class, once imported
+
+
 def _reader_class(index_type: str) -> Any:
     """The reader class for ``index_type``, or None if unknown or its module is missing."""
     spec = READERS.get(index_type)
     if spec is None:
         return None
-    module_name, class_name = spec
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as e:
-        if e.name != module_name:  # a real import error inside an existing module
-            raise
-        return None
-    return getattr(module, class_name, None)
+    cls = _CLASSES.get(spec)
+    if cls is None:
+        module_name, class_name = spec
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as e:
+            if e.name != module_name:  # a real import error inside an existing module
+                raise
+            return None
+        cls = getattr(module, class_name, None)
+        if cls is not None:
+            _CLASSES[spec] = cls
+    return cls
 
 
 def is_available(index_type: str) -> bool:

@@ -21,7 +21,7 @@ Layout as stored in manifests (``SerializationUtils.serializeBinaryRow``)::
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -34,6 +34,7 @@ _I32 = struct.Struct("<i")
 _I16 = struct.Struct("<h")
 _F32 = struct.Struct("<f")
 _F64 = struct.Struct("<d")
+_ARITY = struct.Struct(">i")
 
 
 def null_bits_size(arity: int) -> int:
@@ -63,7 +64,7 @@ class BinaryRowReader:
             return
         if len(data) < 4:
             raise _fail(path, 0, "BinaryRow.arity", "4 bytes", len(data), "truncated")
-        found = struct.unpack_from(">i", data, 0)[0]
+        found = _ARITY.unpack_from(data, 0)[0]
         if found != arity:
             raise _fail(path, 0, "BinaryRow.arity", arity, found)
         row = memoryview(data)[4:]
@@ -85,6 +86,62 @@ class BinaryRowReader:
             return None
         assert self._row is not None
         return _read_field(self._row, self._header + 8 * i, dtype, self.path, f"BinaryRow.{name or i}")
+
+    def get_with(self, i: int, decode: FieldDecoder, field: str) -> Any:
+        """Field ``i`` decoded by ``decode`` (from :func:`field_decoder`); ``field`` names it in errors.
+
+        The same value and errors as :meth:`get` with the decoder's type and
+        ``field = f"BinaryRow.{name or i}"``.
+        """
+        row = self._row
+        if row is None:
+            return None
+        bit = i + 8
+        if row[bit >> 3] & (1 << (bit & 7)):
+            return None
+        return decode(row, self._header + 8 * i, self.path, field)
+
+
+FieldDecoder = Callable[[memoryview, int, "str | None", str], Any]
+"""``(row, slot, path, field) -> value``: decodes one non-null field of a BinaryRow."""
+
+
+def _decode_i32(row: memoryview, slot: int, path: str | None, field: str) -> Any:
+    return _I32.unpack_from(row, slot)[0]
+
+
+def _decode_i64(row: memoryview, slot: int, path: str | None, field: str) -> Any:
+    return _I64.unpack_from(row, slot)[0]
+
+
+def _decode_f64(row: memoryview, slot: int, path: str | None, field: str) -> Any:
+    return _F64.unpack_from(row, slot)[0]
+
+
+def _decode_string(row: memoryview, slot: int, path: str | None, field: str) -> Any:
+    raw = _var_bytes(row, slot, path, field)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace")
+
+
+def field_decoder(dtype: DataType) -> FieldDecoder:
+    """A decoder of non-null fields of type ``dtype``, equivalent to :meth:`BinaryRowReader.get`."""
+    r = dtype.root
+    if r in ("INT", "DATE", "TIME"):
+        return _decode_i32
+    if r == "BIGINT":
+        return _decode_i64
+    if r == "DOUBLE":
+        return _decode_f64
+    if dtype.is_string:
+        return _decode_string
+
+    def decode(row: memoryview, slot: int, path: str | None, field: str) -> Any:
+        return _read_field(row, slot, dtype, path, field)
+
+    return decode
 
 
 def decode_binary_row(

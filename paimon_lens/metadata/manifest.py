@@ -29,6 +29,12 @@ FILE_KIND_ADD = 0
 FILE_KIND_DELETE = 1
 FILE_SOURCES = {0: "APPEND", 1: "COMPACT"}
 
+_new = object.__new__
+# Manifests hold thousands of records: their frozen dataclasses below are built by filling the
+# instance ``__dict__`` directly (what the generated ``__init__`` does one ``object.__setattr__``
+# per field, several times slower). The objects are the same: no field has a default factory or
+# a ``__post_init__``.
+
 
 @dataclass(frozen=True)
 class SimpleStatsBytes:
@@ -41,11 +47,14 @@ class SimpleStatsBytes:
     @staticmethod
     def from_record(rec: dict[str, Any] | None) -> SimpleStatsBytes:
         """From an Avro ``_*_STATS`` record."""
+        stats = _new(SimpleStatsBytes)
         if not rec:
-            return SimpleStatsBytes(b"", b"", None)
+            stats.__dict__.update(min_values=b"", max_values=b"", null_counts=None)
+            return stats
         nc = rec.get("_NULL_COUNTS")
-        return SimpleStatsBytes(rec.get("_MIN_VALUES") or b"", rec.get("_MAX_VALUES") or b"",
-                                None if nc is None else tuple(nc))
+        stats.__dict__.update(min_values=rec.get("_MIN_VALUES") or b"", max_values=rec.get("_MAX_VALUES") or b"",
+                              null_counts=None if nc is None else tuple(nc))
+        return stats
 
 
 @dataclass(frozen=True)
@@ -117,7 +126,8 @@ class DataFileMeta:
             ct = ct.replace(tzinfo=None)  # Paimon writes a LocalDateTime as timestamp-millis
         elif isinstance(ct, int):
             ct = _dt.datetime(1970, 1, 1) + _dt.timedelta(milliseconds=ct)
-        return DataFileMeta(
+        meta = _new(DataFileMeta)
+        meta.__dict__.update(
             file_name=rec["_FILE_NAME"], file_size=rec["_FILE_SIZE"], row_count=rec["_ROW_COUNT"],
             min_key=rec.get("_MIN_KEY") or b"", max_key=rec.get("_MAX_KEY") or b"",
             key_stats=SimpleStatsBytes.from_record(rec.get("_KEY_STATS")),
@@ -134,6 +144,7 @@ class DataFileMeta:
             first_row_id=rec.get("_FIRST_ROW_ID"),
             write_cols=None if wc is None else tuple(wc),
         )
+        return meta
 
     @property
     def index_file(self) -> str | None:
@@ -230,13 +241,20 @@ def read_manifest(file_io: FileIO, manifest_dir: str, name: str) -> list[Manifes
     path = file_io.join(manifest_dir, name)
     records, _ = read_avro(file_io, path, "manifest")
     try:
-        return [
-            ManifestEntry(r["_KIND"], r["_PARTITION"], r["_BUCKET"], r["_TOTAL_BUCKETS"],
-                          DataFileMeta.from_record(r["_FILE"]), name)
-            for r in records
-        ]
+        return [_entry(r["_KIND"], r["_PARTITION"], r["_BUCKET"], r["_TOTAL_BUCKETS"],
+                       DataFileMeta.from_record(r["_FILE"]), name)
+                for r in records]
     except (KeyError, TypeError) as e:
         raise _wrap(path, "manifest entry", e) from None
+
+
+def _entry(kind: int, partition: bytes, bucket: int, total_buckets: int, file: DataFileMeta,
+           manifest: str) -> ManifestEntry:
+    """``ManifestEntry(...)``, built as the records above are."""
+    entry = _new(ManifestEntry)
+    entry.__dict__.update(kind=kind, partition=partition, bucket=bucket, total_buckets=total_buckets, file=file,
+                          manifest=manifest)
+    return entry
 
 
 def read_index_manifest(file_io: FileIO, manifest_dir: str, name: str) -> list[IndexFileMeta]:

@@ -16,7 +16,7 @@ from typing import Any, overload
 
 from ..errors import CorruptFileError
 from ..types import DataField
-from .binary_row import BinaryRowReader, decode_binary_row
+from .binary_row import BinaryRowReader, FieldDecoder, decode_binary_row, field_decoder
 from .manifest import DataFileMeta, SimpleStatsBytes
 from .schema import TableSchema
 
@@ -80,6 +80,42 @@ def evolve_stats(
 
 
 _UNKNOWN = ColumnStats(None, None, None)
+_new = object.__new__
+
+
+class StatsLayout:
+    """Where a file's value stats keep each target column, for one file schema and stats column list.
+
+    Files with the same schema id and the same ``_VALUE_STATS_COLS``/``_WRITE_COLS`` share one
+    layout (see :meth:`key`), so the field lookups are done once per table rather than per file.
+
+    Attributes:
+        stored: the fields whose stats are stored, in stored order (empty when ``error``).
+        error: why the stored fields could not be determined (a stats column missing from the
+            schema), else None.
+        slots: per target field, its stored position, or None when the file has no stats for it.
+        in_file: per target field, whether the file's schema has the field (by id).
+    """
+
+    __slots__ = ("decoders", "error", "field_labels", "in_file", "slots", "stored")
+
+    def __init__(self, meta: DataFileMeta, file_schema: TableSchema, target_fields: Sequence[DataField]) -> None:
+        self.error: str | None = None
+        try:
+            self.stored: list[DataField] = stats_fields(meta, file_schema)
+        except KeyError as e:
+            self.stored, self.error = [], str(e)
+        by_id = {f.id: i for i, f in enumerate(self.stored)}
+        file_ids = {f.id for f in file_schema.fields}
+        self.slots: list[int | None] = [by_id.get(t.id) for t in target_fields]
+        self.in_file: list[bool] = [t.id in file_ids for t in target_fields]
+        self.decoders: list[FieldDecoder] = [field_decoder(f.type) for f in self.stored]
+        self.field_labels: list[str] = [f"BinaryRow.{f.name or i}" for i, f in enumerate(self.stored)]
+
+    @staticmethod
+    def key(meta: DataFileMeta) -> tuple[Any, ...]:
+        """What decides a file's layout besides the target fields: schema id and stats column lists."""
+        return (meta.schema_id, meta.value_stats_cols, meta.write_cols)
 
 
 class FileStats(Sequence[ColumnStats]):
@@ -87,54 +123,62 @@ class FileStats(Sequence[ColumnStats]):
 
     Behaves like ``list[ColumnStats]`` aligned with ``target_fields``. A column whose bytes
     cannot be decoded reads as unknown (None, None, None) and the problem is kept in
-    :attr:`error`, so one bad record never stops a listing.
+    :attr:`error`, so one bad record never stops a listing. ``layout`` may be given when the
+    caller shares one :class:`StatsLayout` between files of the same :meth:`StatsLayout.key`.
     """
 
+    __slots__ = ("_cache", "_file_schema", "_layout", "_meta", "_rows", "_targets", "_where", "error")
+
     def __init__(self, meta: DataFileMeta, file_schema: TableSchema, target_fields: Sequence[DataField],
-                 where: str) -> None:
+                 where: str, layout: StatsLayout | None = None) -> None:
         self._meta = meta
         self._file_schema = file_schema
-        self._targets = list(target_fields)
+        self._targets = target_fields
         self._where = where
+        self._layout = layout
         self._cache: dict[int, ColumnStats] = {}
-        self._slots: dict[int, int] | None = None  # field id -> stored position
-        self._stored: list[DataField] = []
         self._rows: tuple[BinaryRowReader, BinaryRowReader] | None = None
         self.error: str | None = None
 
-    def _prepare(self) -> None:
-        if self._slots is not None:
+    def _open_rows(self, layout: StatsLayout) -> None:
+        if layout.error is not None:
+            self.error = layout.error
             return
-        self._slots = {}
+        n = len(layout.stored)
+        st = self._meta.value_stats
         try:
-            self._stored = stats_fields(self._meta, self._file_schema)
-            n = len(self._stored)
-            st = self._meta.value_stats
             self._rows = (BinaryRowReader(st.min_values, n, f"{self._where} _MIN_VALUES"),
                           BinaryRowReader(st.max_values, n, f"{self._where} _MAX_VALUES"))
-            self._slots = {f.id: i for i, f in enumerate(self._stored)}
-        except (CorruptFileError, KeyError) as e:
+        except CorruptFileError as e:
             self.error = str(e)
 
     def _decode(self, i: int) -> ColumnStats:
-        self._prepare()
-        target = self._targets[i]
-        assert self._slots is not None
-        pos = self._slots.get(target.id)
+        layout = self._layout
+        if layout is None:
+            layout = self._layout = StatsLayout(self._meta, self._file_schema, self._targets)
+        in_file = layout.in_file[i]
+        rows = self._rows
+        if rows is None and self.error is None:
+            self._open_rows(layout)
+            rows = self._rows
+        pos = None if rows is None else layout.slots[i]
         if pos is None:
             if self.error is not None:
                 return _UNKNOWN
-            in_file = any(f.id == target.id for f in self._file_schema.fields)
             return _UNKNOWN if in_file else ColumnStats(None, None, self._meta.row_count)
-        assert self._rows is not None
-        f = self._stored[pos]
+        assert rows is not None
         counts = self._meta.value_stats.null_counts
         nc = counts[pos] if counts is not None and pos < len(counts) else None
+        decode, label = layout.decoders[pos], layout.field_labels[pos]
         try:
-            return ColumnStats(self._rows[0].get(pos, f.type, f.name), self._rows[1].get(pos, f.type, f.name), nc)
+            mn, mx = rows[0].get_with(pos, decode, label), rows[1].get_with(pos, decode, label)
         except CorruptFileError as e:
             self.error = str(e)
             return _UNKNOWN
+        # ColumnStats(mn, mx, nc), filling the frozen instance directly (it has no __post_init__)
+        stats = _new(ColumnStats)
+        stats.__dict__.update(min=mn, max=mx, null_count=nc)
+        return stats
 
     @overload
     def __getitem__(self, i: int) -> ColumnStats: ...
@@ -143,6 +187,11 @@ class FileStats(Sequence[ColumnStats]):
     def __getitem__(self, i: slice) -> list[ColumnStats]: ...
 
     def __getitem__(self, i: int | slice) -> ColumnStats | list[ColumnStats]:
+        if type(i) is int and i >= 0:
+            got = self._cache.get(i)
+            if got is None:
+                got = self._cache[i] = self._decode(i)
+            return got
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         if i < 0:

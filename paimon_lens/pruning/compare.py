@@ -48,8 +48,32 @@ def java_key(value: Any, dtype: DataType) -> Any:
     return value
 
 
+#: Roots whose ``int`` values :func:`java_key` leaves as they are (DECIMAL: same order as a Decimal).
+_PLAIN_INT_ROOTS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "TIME", "DECIMAL"})
+_FLOAT_ROOTS = frozenset({"FLOAT", "DOUBLE"})
+
+
 def java_compare(a: Any, b: Any, dtype: DataType) -> int:
-    """``CompareUtils.compareLiteral(type, a, b)``: negative, zero or positive."""
+    """``CompareUtils.compareLiteral(type, a, b)``: negative, zero or positive.
+
+    Two ``str`` (code point order is UTF-8 byte order), two ``int`` of an integer-like type, two
+    ``Decimal`` of a DECIMAL, and two ``float`` that are neither NaN nor both zero compare
+    directly (the order :func:`java_key` gives); everything else goes through :func:`java_key`.
+    """
+    ta = type(a)
+    if ta is type(b):
+        root = dtype.root
+        if ta is str:
+            if root not in _FLOAT_ROOTS:
+                return (a > b) - (a < b)
+        elif ta is int:
+            if root in _PLAIN_INT_ROOTS:
+                return (a > b) - (a < b)
+        elif ta is float:
+            if root in _FLOAT_ROOTS and a == a and b == b and (a != 0.0 or b != 0.0):
+                return (a > b) - (a < b)
+        elif ta is Decimal and root == "DECIMAL":
+            return (a > b) - (a < b)
     ka, kb = java_key(a, dtype), java_key(b, dtype)
     return (ka > kb) - (ka < kb)
 

@@ -27,6 +27,7 @@ from pyroaring import BitMap
 
 from ..errors import PaimonLensError
 from ..formats.result import BitmapIndexResult, FileIndexResult
+from ..metadata.gc_pause import gc_paused
 from ..predicate.model import Predicate
 from ..values import to_json, to_python
 
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from .scan import PlanDecision
 
 STAGES = ("partition", "bucket", "stats", "index", "read index", "deletion vector")
+
+_new = object.__new__
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ class FileVerdict:
 
     @property
     def index_result(self) -> str:
-        """REMAIN, SKIP or NO_INDEX (the container's answer, evaluated on first use if pruned earlier)."""
+        """REMAIN, SKIP or NO_INDEX (the container's answer, evaluated on first use if not needed before)."""
         return self.decision.index_result
 
     @property
@@ -261,11 +264,20 @@ def explain(table: Table, where: str | Predicate, *, truth: bool = False, index_
     """
     from ..predicate.parser import parse_where
     from .scan import plan
-    from .truth import matching_positions
 
     predicate = parse_where(where, table.schema.fields) if isinstance(where, str) else where
     text = where if isinstance(where, str) else str(where)
-    decisions = {d.file_name: d for d in plan(table, predicate, index_enabled=index_enabled)}
+    with gc_paused():  # one pause for reading, planning and the read stage (see gc_pause)
+        decisions = {d.file_name: d for d in plan(table, predicate, index_enabled=index_enabled)}
+        return _verdicts(table, predicate, text, decisions, truth, index_enabled)
+
+
+def _verdicts(table: Table, predicate: Predicate, text: str, decisions: dict[str, PlanDecision], truth: bool,
+              index_enabled: bool) -> ExplainReport:
+    """The read stage (and the ground truth) after planning, file by file."""
+    if truth:
+        from .truth import matching_positions
+
     dvs = _deletion_vectors(table) if table.index_entries() else {}
     verdicts: list[FileVerdict] = []
     notes: list[str] = []
@@ -292,13 +304,17 @@ def explain(table: Table, where: str | Predicate, *, truth: bool = False, index_
                 flags.append("read without any matching row")
                 if lf.index_location != "none" and d.index_result == "REMAIN":
                     flags.append("index could not rule the file out (false positive or no index on the columns)")
-        verdicts.append(FileVerdict(
+        # FileVerdict(...) for thousands of files: fill the frozen instance directly (same object,
+        # without one object.__setattr__ per field; FileVerdict has no __post_init__)
+        verdict = _new(FileVerdict)
+        verdict.__dict__.update(
             file_name=f.file_name, path=lf.path, partition=lf.partition, bucket=lf.entry.bucket, level=f.level,
-            row_count=f.row_count, file_size=f.file_size, index_location=lf.index_location,
+            row_count=f.row_count, file_size=f.file_size, index_location=d.index_location,
             partition_keep=d.partition_keep, bucket_keep=d.bucket_keep, stats_keep=d.stats_keep,
             stats_used=d.stats_used, decision=d, planned=d.planned, read=read,
             deleted_rows=len(dv) if dv is not None else 0, rows_after_dv=rows,
             stage=stage, reason=reason, matching_positions=match, matching_live_positions=live,
             flags=tuple(flags),
-        ))
+        )
+        verdicts.append(verdict)
     return ExplainReport(table, text, predicate, verdicts, truth, notes)

@@ -31,20 +31,29 @@ conjuncts were split all-or-nothing, primary-key files tested either the value f
 with deletion vectors or ``first-row``) or the key filter, never both, primary-key tables had no
 file index, the bucket filter (see :mod:`.bucket`) was simpler, and OR of a bitmap result with a
 non-bitmap result was wrong (``paimon_09_bitmap_or=True`` reproduces it).
+
+Work done per plan, not per file: the filters derived for a file schema (unsafe conjuncts removed,
+devolved predicates), the partition and bucket answers of a partition, and the leaf answers on one
+file's stats (the predicate and its data filter share their leaves). Each file's index answer
+(``PlanDecision.index_result``) is evaluated on first use: by the planner for files whose value
+stats pass, when they have an embedded index it uses, by the reason of a planned file, or later by
+the caller; the predicate and the data filter are answered from one container, each leaf once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PaimonLensError
 from ..file_indexes import open_container
+from ..formats.file_index import FileIndexFormatReader
 from ..formats.file_index_predicate import FileIndexPredicate
 from ..formats.result import FileIndexResult
+from ..metadata.gc_pause import gc_paused
 from ..metadata.stats import ColumnStats, decode_stats, evolve_stats
-from ..predicate.model import Predicate, and_
+from ..predicate.model import LeafPredicate, Predicate, and_
 from ..types import DataField
 from .bucket import BucketSelector
 from .compare import row_test
@@ -56,6 +65,8 @@ if TYPE_CHECKING:
     from ..table import LiveFile, Table
 
 STAGES = ("partition", "bucket", "level", "stats", "index", "whole_bucket")
+
+_new = object.__new__
 
 
 @dataclass(frozen=True)
@@ -117,7 +128,7 @@ class PlanDecision:
 
     @property
     def index_result(self) -> str:
-        """``REMAIN``/``SKIP``/``NO_INDEX`` (evaluated on first use for files pruned earlier)."""
+        """``REMAIN``/``SKIP``/``NO_INDEX`` (evaluated on first use; the same answer whenever it is)."""
         return self._index_answer()[0]
 
     @property
@@ -163,7 +174,7 @@ def _fields_named(schema: TableSchema, names: Sequence[str]) -> list[DataField]:
     return [by_name[n] for n in names if n in by_name]
 
 
-@dataclass
+@dataclass(slots=True)
 class _FileEval:
     """Intermediate per-file results."""
 
@@ -178,6 +189,102 @@ class _FileEval:
     survives_scan: bool = True  # after partition, bucket, level and filterByStats
     stage: str = ""
     reason: str = ""
+
+
+class _SchemaFilters:
+    """The planner's filters for files written with one schema (computed once per schema id)."""
+
+    def __init__(self, planner: _Planner, file_schema: TableSchema) -> None:
+        self.schema = file_schema
+        self.same = same = file_schema.id == planner.schema.id
+        fields = planner.fields
+        self.full = filter_unsafe_filter(planner.predicate, fields, file_schema.fields, same)
+        self.safe = filter_unsafe_filter(planner.data_filter, fields, file_schema.fields, same)
+        self.file_keys: list[DataField] = []
+        self.safe_key: Predicate | None = None
+        if planner.key_filter is not None:
+            self.file_keys = _fields_named(file_schema, file_schema.trimmed_primary_keys)
+            self.safe_key = filter_unsafe_filter(planner.key_filter, planner.key_fields, self.file_keys, same)
+        self._planner = planner
+        self._devolved: dict[bool, Predicate | None] = {}
+
+    def devolved(self, data: bool) -> Predicate | None:
+        """The predicate (``data``: the data filter) devolved to this schema, for its file indexes."""
+        if data not in self._devolved:
+            p = self._planner
+            self._devolved[data] = devolve_filter(p.data_filter if data else p.predicate, p.fields,
+                                                  self.schema.fields, self.same)
+        return self._devolved[data]
+
+
+class _MemoFileIndexPredicate(FileIndexPredicate):
+    """A :class:`FileIndexPredicate` that answers each leaf object once.
+
+    The planner evaluates the predicate and then its data filter on the same container; both
+    share their leaf objects, so the second walk reuses the first one's leaf answers.
+    """
+
+    def __init__(self, index: FileIndexFormatReader, row_type: Sequence[DataField], *,
+                 paimon_09_bitmap_or: bool = False) -> None:
+        super().__init__(index, row_type, paimon_09_bitmap_or=paimon_09_bitmap_or)
+        self._answers: dict[int, tuple[LeafPredicate, FileIndexResult]] = {}
+
+    def _leaf(self, leaf: LeafPredicate) -> FileIndexResult:
+        got = self._answers.get(id(leaf))
+        if got is not None and got[0] is leaf:
+            return got[1]
+        result = super()._leaf(leaf)
+        self._answers[id(leaf)] = (leaf, result)
+        return result
+
+
+class _IndexAnswer:
+    """``PlanDecision.index_state`` of one file: its container's answer, computed on first call."""
+
+    __slots__ = ("_fip", "_keep", "_lf", "_planner", "_sf", "_state")
+
+    def __init__(self, planner: _Planner, sf: _SchemaFilters, lf: LiveFile, keep: bool) -> None:
+        self._planner = planner
+        self._sf = sf
+        self._lf = lf
+        self._keep = keep  # keep the container for data_remain()
+        self._fip: FileIndexPredicate | None = None
+        self._state: tuple[str, str | None, FileIndexResult | None] | None = None
+
+    def _compute(self) -> tuple[str, str | None, FileIndexResult | None]:
+        p = self._planner
+        try:
+            container = open_container(p.table, self._lf)
+            if container is None:
+                return "NO_INDEX", None, None
+            self._fip = fip = _MemoFileIndexPredicate(container, self._sf.schema.fields,
+                                                      paimon_09_bitmap_or=p.paimon_09_bitmap_or)
+            result = fip.evaluate(self._sf.devolved(False))
+            return ("REMAIN" if result.remain() else "SKIP"), None, result
+        except (PaimonLensError, OSError, ValueError, KeyError) as e:
+            return "REMAIN", f"{type(e).__name__}: {e}", None
+
+    def __call__(self) -> tuple[str, str | None, FileIndexResult | None]:
+        state = self._state
+        if state is None:
+            state = self._state = self._compute()
+            if not self._keep:
+                self._fip = None
+        return state
+
+    def data_remain(self) -> bool | None:
+        """Whether the embedded index keeps the file for the data filter; None when it cannot tell.
+
+        Evaluated after the predicate itself (whose errors make it None), on the same container.
+        """
+        state = self()
+        fip, self._fip, self._keep = self._fip, None, False
+        if fip is None or state[1] is not None:
+            return None
+        try:
+            return fip.evaluate(self._sf.devolved(True)).remain()
+        except (PaimonLensError, OSError, ValueError, KeyError):
+            return None
 
 
 class _Planner:
@@ -213,107 +320,111 @@ class _Planner:
             self.index_at_planning = index_read
             self.key_names = []
             self.key_filter = None
+        self.key_fields = _fields_named(self.schema, self.key_names)
         bucket = int(opts.get("bucket", "-1"))
         function = opts.get("bucket-function.type", "default").strip().lower()
         fixed = (bucket > 0 or bucket == -2) and function in ("default", "mod")
         self.bucket_selector = BucketSelector.create(
             predicate, _fields_named(self.schema, self.schema.bucket_keys), fixed, function)
+        # caches: the same partition, bucket count and schema give the same answers
+        self._schema_filters: dict[int, _SchemaFilters] = {}
+        self._partition_keep: dict[bytes, bool] = {}
+        self._partition_reasons: dict[bytes, str] = {}
+        self.partition_sql = _sql(self.partition_filter)
+        self.data_sql = _sql(self.data_filter)
+        self._buckets: dict[tuple[bytes, int], frozenset[int] | None] = {}
+
+    def _filters(self, schema_id: int) -> _SchemaFilters:
+        sf = self._schema_filters.get(schema_id)
+        if sf is None:
+            sf = self._schema_filters[schema_id] = _SchemaFilters(self, self.table.schema_manager.schema(schema_id))
+        return sf
 
     # ---- per file -----------------------------------------------------------------------------
     def evaluate(self, lf: LiveFile) -> _FileEval:
-        f = lf.entry.file
-        file_schema = self.table.schema_manager.schema(f.schema_id)
-        same = f.schema_id == self.schema.id
+        entry = lf.entry
+        f = entry.file
+        sf = self._filters(f.schema_id)
         d: dict[str, Any] = {"file_name": f.file_name, "partition": dict(lf.partition),
-                             "bucket": lf.entry.bucket, "level": f.level,
+                             "bucket": entry.bucket, "level": f.level,
                              "index_location": lf.index_location}
         ev = _FileEval(lf, d)
-        d["partition_keep"] = self.partition_filter is None or row_test(self.partition_filter, lf.partition)
-        buckets = (None if self.bucket_selector is None
-                   else self.bucket_selector.buckets(lf.partition, lf.entry.total_buckets))
-        d["bucket_keep"] = None if buckets is None else lf.entry.bucket in buckets
+        part_keep = self._partition_keep.get(entry.partition)
+        if part_keep is None:
+            part_keep = self._partition_keep[entry.partition] = (
+                self.partition_filter is None or row_test(self.partition_filter, lf.partition))
+        d["partition_keep"] = part_keep
+        buckets: frozenset[int] | None = None
+        if self.bucket_selector is not None:
+            bkey = (entry.partition, entry.total_buckets)
+            if bkey in self._buckets:
+                buckets = self._buckets[bkey]
+            else:
+                buckets = self._buckets[bkey] = self.bucket_selector.buckets(lf.partition, entry.total_buckets)
+        d["bucket_keep"] = None if buckets is None else entry.bucket in buckets
         d["level_keep"] = not (self.pk and self.skip_level0 and f.level == 0)
-        full = filter_unsafe_filter(self.predicate, self.fields, file_schema.fields, same)
-        d["stats_keep"] = full is None or stats_test(full, f.row_count, lf.stats, self.fields)
-        reached = d["partition_keep"] and d["bucket_keep"] is not False and d["level_keep"]
-        self._index(ev, file_schema, same, reached)
-        self._value(ev, file_schema, same)
-        d["key_keep"] = self._key(ev, file_schema, same)
+        memo: dict[int, bool] = {}  # leaf answers on this file's value stats
+        full = sf.full
+        d["stats_keep"] = full is None or stats_test(full, f.row_count, lf.stats, self.fields, memo)
+        reached = part_keep and d["bucket_keep"] is not False and d["level_keep"]
+        self._index(ev, sf)
+        if reached:  # the value filter only matters for files that reach it
+            self._value(ev, sf, memo)
+        d["key_keep"] = self._key(ev, sf)
         self._first_stage(ev, buckets)
         return ev
 
-    def _index(self, ev: _FileEval, file_schema: TableSchema, same: bool, reached: bool) -> None:
-        """The index answer: now for files that reached the index stages, on first use for others."""
+    def _index(self, ev: _FileEval, sf: _SchemaFilters) -> None:
+        """The index answer, evaluated on first use (by the value filter, the reader or the caller)."""
         d = ev.decision
         d["index_used_at_planning"] = False
         lf = ev.lf
         if lf.index_location == "none":
             d["index_state"] = None
             return
-        holder: dict[str, FileIndexPredicate] = {}
+        keep = lf.index_location == "embedded" and self.index_at_planning and self.data_filter is not None
+        d["index_state"] = _IndexAnswer(self, sf, lf, keep)
 
-        def answer() -> tuple[str, str | None, FileIndexResult | None]:
-            try:
-                container = open_container(self.table, lf)
-                if container is None:
-                    return "NO_INDEX", None, None
-                holder["fip"] = fip = FileIndexPredicate(container, file_schema.fields,
-                                                         paimon_09_bitmap_or=self.paimon_09_bitmap_or)
-                full = devolve_filter(self.predicate, self.fields, file_schema.fields, same)
-                result = fip.evaluate(full)
-                return ("REMAIN" if result.remain() else "SKIP"), None, result
-            except (PaimonLensError, OSError, ValueError, KeyError) as e:
-                return "REMAIN", f"{type(e).__name__}: {e}", None
-
-        if not reached:
-            d["index_state"] = answer
-            return
-        state = answer()
-        d["index_state"] = lambda: state
-        fip = holder.get("fip")
-        if (fip is not None and state[1] is None and lf.index_location == "embedded" and self.index_at_planning
-                and self.data_filter is not None):
-            try:
-                data = devolve_filter(self.data_filter, self.fields, file_schema.fields, same)
-                ev.index_remain = fip.evaluate(data).remain()
-            except (PaimonLensError, OSError, ValueError, KeyError):
-                ev.index_remain = None
-
-    def _value(self, ev: _FileEval, file_schema: TableSchema, same: bool) -> None:
+    def _value(self, ev: _FileEval, sf: _SchemaFilters, memo: dict[int, bool]) -> None:
         """The planner's value filter on this file: value stats, then the embedded index."""
         f = ev.lf.entry.file
         if self.data_filter is None:
             return
-        safe = filter_unsafe_filter(self.data_filter, self.fields, file_schema.fields, same)
+        safe = sf.safe
         if safe is None:
             return  # no conjunct is safe for this schema: Paimon keeps the file and skips the index
-        if not stats_test(safe, f.row_count, ev.lf.stats, self.fields):
+        if not stats_test(safe, f.row_count, ev.lf.stats, self.fields, memo):
             ev.value_test, ev.value_stage = False, "stats"
-            ev.value_reason = "stats: " + (stats_reason(safe, f.row_count, ev.lf.stats, self.fields) or "")
-        else:
-            ev.index_consulted = ev.index_remain is not None
+            ev.value_reason = "stats: " + (stats_reason(safe, f.row_count, ev.lf.stats, self.fields, memo) or "")
+            return
+        answer = ev.decision["index_state"]
+        if isinstance(answer, _IndexAnswer) and ev.lf.index_location == "embedded" and self.index_at_planning:
+            ev.index_remain = answer.data_remain()
+        ev.index_consulted = ev.index_remain is not None
         if ev.index_consulted and ev.index_remain is False:
             ev.value_test, ev.value_stage = False, "index"
-            ev.value_reason = f"embedded index answers SKIP for {_sql(self.data_filter)}"
+            ev.value_reason = f"embedded index answers SKIP for {self.data_sql}"
 
-    def _key(self, ev: _FileEval, file_schema: TableSchema, same: bool) -> bool | None:
+    def _key(self, ev: _FileEval, sf: _SchemaFilters) -> bool | None:
         """Primary-key tables: the key filter on the key stats."""
         lf = ev.lf
         if self.key_filter is None:
             return None
-        key_fields = _fields_named(self.schema, self.key_names)
-        file_keys = _fields_named(file_schema, file_schema.trimmed_primary_keys)
-        safe = filter_unsafe_filter(self.key_filter, key_fields, file_keys, same)
+        safe = sf.safe_key
         if safe is None:
             return True
-        stats = _key_stats(lf, file_keys, file_schema, key_fields)
-        ev.key_reason = stats_reason(safe, lf.entry.file.row_count, stats, key_fields) or ""
+        stats = _key_stats(lf, sf.file_keys, sf.schema, self.key_fields)
+        ev.key_reason = stats_reason(safe, lf.entry.file.row_count, stats, self.key_fields) or ""
         return not ev.key_reason
 
     def _first_stage(self, ev: _FileEval, buckets: frozenset[int] | None) -> None:
         d = ev.decision
         if not d["partition_keep"]:
-            ev.stage, ev.reason = "partition", f"partition {_part(d['partition'])} fails {_sql(self.partition_filter)}"
+            why = self._partition_reasons.get(ev.lf.entry.partition)
+            if why is None:
+                why = self._partition_reasons[ev.lf.entry.partition] = (
+                    f"partition {_part(d['partition'])} fails {self.partition_sql}")
+            ev.stage, ev.reason = "partition", why
         elif d["bucket_keep"] is False:
             keys = ", ".join(self.schema.bucket_keys)
             ev.stage, ev.reason = "bucket", (f"bucket {d['bucket']} is not among the buckets "
@@ -411,15 +522,34 @@ def plan(table: Table, predicate: Predicate | None, *, index_enabled: bool = Tru
     Returns:
         One :class:`PlanDecision` per live file, in :meth:`Table.live_files` order.
     """
-    planner = _Planner(table, predicate, index_enabled, paimon_09_bitmap_or)
-    evals = [planner.evaluate(lf) for lf in table.live_files()]
-    _whole_bucket(planner, evals)
-    out = []
-    for ev in evals:
-        d = ev.decision
-        out.append(PlanDecision(planned=not ev.stage, stage=ev.stage,
-                                reason=ev.reason if ev.stage else _kept_reason(ev), **d))
+    files = table.live_files()
+    with gc_paused():
+        planner = _Planner(table, predicate, index_enabled, paimon_09_bitmap_or)
+        evals = [planner.evaluate(lf) for lf in files]
+        _whole_bucket(planner, evals)
+        out = []
+        for ev in evals:
+            d = ev.decision
+            d["planned"], d["stage"] = not ev.stage, ev.stage
+            d["reason"] = ev.reason if ev.stage else _kept_reason(ev)
+            out.append(_decision(d))
     return out
+
+
+_DECISION_DEFAULTS = {f.name: f.default for f in fields(PlanDecision) if f.default is not MISSING}
+_DECISION_FIELDS = frozenset(f.name for f in fields(PlanDecision))
+
+
+def _decision(values: dict[str, Any]) -> PlanDecision:
+    """``PlanDecision(**values)`` for thousands of files: the frozen instance's ``__dict__`` is filled
+    directly (what the generated ``__init__`` does one ``object.__setattr__`` per field)."""
+    decision = _new(PlanDecision)
+    state = decision.__dict__
+    state.update(_DECISION_DEFAULTS)
+    state.update(values)
+    if state.keys() != _DECISION_FIELDS:  # a missing or unknown field: let __init__ say which
+        return PlanDecision(**values)
+    return decision
 
 
 def planned_files(decisions: Sequence[PlanDecision]) -> list[str]:

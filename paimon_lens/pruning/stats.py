@@ -33,7 +33,9 @@ throws (``compareLiteral`` of null); :func:`stats_test` keeps the file instead.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from ..metadata.stats import ColumnStats
@@ -45,6 +47,7 @@ from .compare import java_compare
 _BINARY = frozenset({"Equal", "NotEqual", "LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual",
                      "StartsWith", "EndsWith", "Contains", "Like"})
 _TERNARY = frozenset({"Between", "NotBetween"})
+_RANGE = _BINARY | _TERNARY
 UNKNOWN = ColumnStats(None, None, None)
 
 
@@ -74,6 +77,13 @@ def leaf_stats_test(leaf: LeafPredicate, row_count: int, col: ColumnStats) -> bo
     if (nc is None or nc != row_count) and (mn is None or mx is None):
         return True
     fn, lits, t = leaf.function, leaf.literals, leaf.type
+    if fn in _RANGE:
+        lit_null = _has_null(lits)
+        if nc is not None and (nc == row_count or lit_null):
+            return False
+        if lit_null or mn is None or mx is None:
+            return True  # Paimon throws here (compareLiteral of null); keep the file
+        return _range_test(fn, lits, mn, mx, t)
     if fn == "IsNull":
         return nc is None or nc > 0
     if fn == "IsNotNull":
@@ -88,13 +98,15 @@ def leaf_stats_test(leaf: LeafPredicate, row_count: int, col: ColumnStats) -> bo
             return False
         return not any(lit is None or (java_compare(lit, mn, t) == 0 and java_compare(lit, mx, t) == 0)
                        for lit in lits)
-    if fn in _BINARY or fn in _TERNARY:
-        if nc is not None and (nc == row_count or any(lit is None for lit in lits)):
-            return False
-        if any(lit is None for lit in lits) or mn is None or mx is None:
-            return True  # Paimon throws here (compareLiteral of null); keep the file
-        return _range_test(fn, lits, mn, mx, t)
     return True  # an unknown function cannot prune
+
+
+_IS_NONE = partial(operator.is_, None)
+
+
+def _has_null(literals: Sequence[Any]) -> bool:
+    """Whether a literal is None (``any(lit is None ...)`` without a generator)."""
+    return any(map(_IS_NONE, literals))
 
 
 def _range_test(fn: str, lits: Sequence[Any], mn: Any, mx: Any, t: DataType) -> bool:
@@ -121,7 +133,7 @@ def _range_test(fn: str, lits: Sequence[Any], mn: Any, mx: Any, t: DataType) -> 
 
 
 def stats_test(predicate: Predicate, row_count: int, stats: Sequence[ColumnStats],
-               fields: Sequence[DataField]) -> bool:
+               fields: Sequence[DataField], memo: dict[int, bool] | None = None) -> bool:
     """Whether a file with these stats may hold rows matching ``predicate`` (Paimon's ``Predicate.test``).
 
     Args:
@@ -129,15 +141,23 @@ def stats_test(predicate: Predicate, row_count: int, stats: Sequence[ColumnStats
         row_count: the file's row count.
         stats: one :class:`ColumnStats` per field of ``fields`` (``None`` where unknown).
         fields: the row type the stats and the predicate refer to.
+        memo: optional answers of leaves already tested on the same file, stats and fields, keyed
+            by ``id(leaf)`` (filled as leaves are tested); the caller keeps the leaves alive
+            while it uses the memo.
 
     Returns:
         False when the stats prove that no row can match (the file is pruned), else True.
     """
     if isinstance(predicate, LeafPredicate):
-        return leaf_stats_test(predicate, row_count, _column(predicate, stats, fields))
+        if memo is None:
+            return leaf_stats_test(predicate, row_count, _column(predicate, stats, fields))
+        got = memo.get(id(predicate))
+        if got is None:
+            got = memo[id(predicate)] = leaf_stats_test(predicate, row_count, _column(predicate, stats, fields))
+        return got
     if predicate.function == "And":
-        return all(stats_test(c, row_count, stats, fields) for c in predicate.children)
-    return any(stats_test(c, row_count, stats, fields) for c in predicate.children)
+        return all(stats_test(c, row_count, stats, fields, memo) for c in predicate.children)
+    return any(stats_test(c, row_count, stats, fields, memo) for c in predicate.children)
 
 
 # ---- reasons ----------------------------------------------------------------------------------
@@ -202,23 +222,23 @@ def _leaf_reason(leaf: LeafPredicate, row_count: int, col: ColumnStats) -> str:
 
 
 def stats_reason(predicate: Predicate, row_count: int, stats: Sequence[ColumnStats],
-                 fields: Sequence[DataField]) -> str | None:
+                 fields: Sequence[DataField], memo: dict[int, bool] | None = None) -> str | None:
     """Why :func:`stats_test` prunes the file, in a few words; None when it keeps it.
 
     Examples: ``"max(score) = 87 < 95"``, ``"country: all 12 rows null"``, ``"min(id) = 5030 >
     1004"``. For ``And`` the first false child explains; for ``Or`` every child's reason is given,
-    joined by ``" and "``.
+    joined by ``" and "``. ``memo`` is as for :func:`stats_test`.
     """
-    if stats_test(predicate, row_count, stats, fields):
+    if stats_test(predicate, row_count, stats, fields, memo):
         return None
     if isinstance(predicate, LeafPredicate):
         return _leaf_reason(predicate, row_count, _column(predicate, stats, fields))
-    return _compound_reason(predicate, row_count, stats, fields)
+    return _compound_reason(predicate, row_count, stats, fields, memo)
 
 
 def _compound_reason(predicate: CompoundPredicate, row_count: int, stats: Sequence[ColumnStats],
-                     fields: Sequence[DataField]) -> str:
-    reasons = [stats_reason(c, row_count, stats, fields) for c in predicate.children]
+                     fields: Sequence[DataField], memo: dict[int, bool] | None) -> str:
+    reasons = [stats_reason(c, row_count, stats, fields, memo) for c in predicate.children]
     if predicate.function == "And":
         return next(r for r in reasons if r is not None)
     parts = [r for r in reasons if r is not None]

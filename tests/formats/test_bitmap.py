@@ -17,7 +17,7 @@ import shutil
 import struct
 import subprocess
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -626,3 +626,187 @@ def test_dates_accept_date_objects() -> None:
     t = parse_type("DATE")
     r = BitmapFileIndexReader(t, write_bitmap_index(t, [0, 1, None, 1]))
     assert positions(r.visit_equal(dt.date(1970, 1, 2))) == [1, 3]
+
+
+# ---- bulk decoding (long runs of entries) agrees with decoding one entry at a time ---------------
+
+BULK_TYPES = ["BIGINT", "INT", "SMALLINT", "DOUBLE", "FLOAT", "TIMESTAMP(6)", "STRING", "STRING fixed"]
+
+
+def bulk_column(kind: str, seed: int, distinct: int = 300) -> list[Any]:
+    """~``distinct`` values, some in one row only (stored as negative offsets), ~2 % nulls."""
+    rnd = random.Random(seed)
+    pool: list[Any]
+    if kind == "STRING fixed":  # every key the same length: the fixed-size record path
+        pool = [f"k{rnd.randrange(10**6):06d}" for _ in range(distinct)]
+    elif kind == "STRING":
+        pool = ["", "ß", "😀", "\x00"] + ["v" * rnd.randrange(0, 9) + str(rnd.randrange(10**6))
+                                          for _ in range(distinct)]
+    elif kind in ("DOUBLE", "FLOAT"):
+        pool = [0.0, -0.0, math.nan, math.inf] + [rnd.uniform(-1e6, 1e6) for _ in range(distinct)]
+    elif kind == "TIMESTAMP(6)":
+        pool = [Timestamp.from_micros(rnd.randrange(-(2**50), 2**50)) for _ in range(distinct)]
+    elif kind == "SMALLINT":
+        pool = [rnd.randrange(-(2**15), 2**15) for _ in range(distinct)]
+    else:
+        pool = [rnd.randrange(-(2**31), 2**31) for _ in range(distinct)]
+    rows: list[Any] = []
+    for v in pool:
+        rows.extend([v] * rnd.choice([1, 1, 2, 3, 7]))
+    rows.extend([None] * (len(rows) // 50))
+    rnd.shuffle(rows)
+    return rows
+
+
+def decode_outcome(dtype: DataType, data: bytes, literals: list[Any]) -> list[Any]:
+    """Everything a reader answers, as comparable text, each view on a new reader.
+
+    A CorruptFileError ends that view's part of the list (after what it yielded before).
+    """
+    def iterated() -> Iterator[Any]:
+        for v, bm in BitmapFileIndexReader(dtype, data, "bulk.index", 100).iter_bitmaps():
+            yield repr(v), bm.to_array().tolist()
+
+    def looked_up() -> Iterator[Any]:
+        r = BitmapFileIndexReader(dtype, data, "bulk.index", 100)
+        for lit in literals:
+            yield positions(r.visit_equal(lit))
+
+    views: list[Callable[[], Iterator[Any]]] = [
+        lambda: iter([repr(BitmapFileIndexReader(dtype, data, "bulk.index", 100).summary())]),
+        iterated,
+        lambda: iter([repr(list(BitmapFileIndexReader(dtype, data, "bulk.index", 100).values()))]),
+        looked_up,
+    ]
+    out: list[Any] = []
+    for view in views:
+        try:
+            out.extend(view())
+        except CorruptFileError as e:
+            assert e.path == "bulk.index" and e.offset is not None and e.offset >= 100 and e.field, e
+            out.append(("corrupt", str(e)))
+    return out
+
+
+DECODE_MODES = {
+    "default": {},
+    "small batches": {"_BATCH_BYTES": 200, "_V1_BATCH": 50},
+    "one by one": {"_SMALL": 10**9},  # also parses keys with struct / the checked string loop
+}
+
+
+def outcomes_by_mode(monkeypatch: pytest.MonkeyPatch, dtype: DataType, data: bytes,
+                     literals: list[Any]) -> dict[str, list[Any]]:
+    import paimon_lens.formats.bitmap as bitmap_module
+
+    out = {}
+    for mode, constants in DECODE_MODES.items():
+        with monkeypatch.context() as m:
+            for name, value in constants.items():
+                m.setattr(bitmap_module, name, value)
+            out[mode] = decode_outcome(dtype, data, literals)
+    return out
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("kind", BULK_TYPES)
+def test_bulk_decoding_matches_brute_force_and_one_by_one(monkeypatch: pytest.MonkeyPatch, kind: str,
+                                                          version: int) -> None:
+    dtype = parse_type(kind.split()[0])
+    rows = bulk_column(kind, 7)
+    data = write_bitmap_index(dtype, rows, version, 4096)
+    reader = BitmapFileIndexReader(dtype, data)
+    literals = [*rows[:6], None]
+    check_against_rows(reader, rows, dtype, literals)
+    s = BitmapFileIndexReader(dtype, data).summary()
+    assert s.cardinality >= 290 and 0 < s.singleton_values < s.cardinality
+    got = outcomes_by_mode(monkeypatch, dtype, data, literals)
+    assert got["default"] == got["small batches"] == got["one by one"]
+    assert not any(isinstance(x, tuple) and x[0] == "corrupt" for x in got["default"])
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("kind", BULK_TYPES)
+def test_bulk_decoding_of_corrupt_bytes_fails_like_one_by_one(monkeypatch: pytest.MonkeyPatch, kind: str,
+                                                              version: int) -> None:
+    """Mutated indexes: only CorruptFileError, at the same entry (same message, same values yielded first)."""
+    dtype = parse_type(kind.split()[0])
+    rows = bulk_column(kind, 11, distinct=120)
+    blob = write_bitmap_index(dtype, rows, version, 2048)
+    literals = [*rows[:3], None]
+    rnd = random.Random(f"{kind}/{version}")
+    body = BitmapFileIndexReader(dtype, blob).body_start
+    corrupt = 0
+    for case in range(30):
+        data = bytearray(blob)
+        # half the mutations hit the entries (keys, offsets, lengths), half the bitmap body
+        lo, hi = (1, body) if case % 2 else (body, len(data))
+        for _ in range(rnd.randint(1, 3)):
+            i = rnd.randrange(lo, hi)
+            kind_of = rnd.choice(["flip", "set", "truncate", "insert", "delete"])
+            if kind_of == "flip":
+                data[i] ^= 1 << rnd.randrange(8)
+            elif kind_of == "set":
+                data[i] = rnd.choice([0x00, 0x7F, 0x80, 0xFF])
+            elif kind_of == "truncate" and rnd.random() < 0.3:
+                del data[i:]
+                break
+            elif kind_of == "insert":
+                data[i:i] = bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 8)))
+            else:
+                del data[i:i + rnd.randint(1, 8)]
+        try:
+            got = outcomes_by_mode(monkeypatch, dtype, bytes(data), literals)
+        except CorruptFileError:  # the header itself: no decoding path involved
+            corrupt += 1
+            continue
+        assert got["default"] == got["small batches"] == got["one by one"], case
+        corrupt += any(isinstance(x, tuple) and x[0] == "corrupt" for x in got["default"])
+    assert corrupt > 0
+
+
+def test_summary_values_are_built_on_demand() -> None:
+    from paimon_lens.file_indexes import summarize
+    from paimon_lens.formats.bitmap import BitmapValueCount, BitmapValueCounts
+
+    t = parse_type("STRING")
+    rows = ["a", "b", "b", None, "c", "c", "c"]
+    reader = BitmapFileIndexReader(t, write_bitmap_index(t, rows, 2))
+    s = reader.summary()
+    assert reader.summary() is s  # computed once
+    values = s.values
+    assert isinstance(values, BitmapValueCounts) and values._records is None
+    assert len(values) == 3 and bool(values)
+    assert values.row_counts == (1, 2, 3) and values.bitmap_sizes[0] == 0
+    assert values._records is None  # counts are read without building records
+    expected = (BitmapValueCount("a", 1, 0), BitmapValueCount("b", 2, values.bitmap_sizes[1]),
+                BitmapValueCount("c", 3, values.bitmap_sizes[2]))
+    assert values == expected and values == list(expected) and tuple(values) == expected
+    assert values[0] == expected[0] and values[-1] == expected[-1] and values[1:] == expected[1:]
+    assert hash(values) == hash(expected) and s == BitmapFileIndexReader(t, reader._r.data).summary()
+    assert [v.value for v in s.values] == ["a", "b", "c"]
+    flat = summarize(reader)
+    assert "values" not in flat and flat["cardinality"] == 3 and "index_blocks" not in flat
+    # no non-null value: the empty per-value lists are kept, as before
+    for version, keys in ((1, {"values", "index_blocks"}), (2, {"values", "index_blocks"})):
+        empty = summarize(BitmapFileIndexReader(t, write_bitmap_index(t, [None, None], version)))
+        assert {k for k, v in empty.items() if v == []} == keys
+
+
+def test_file_index_summaries_are_computed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import paimon_lens as pl
+    import paimon_lens.file_indexes as fi
+
+    table = pl.open_table(str(FIXTURES / "tables20/a20_append_indexed/warehouse/db.db/events20"))
+    calls = []
+    real = fi.summarize
+    monkeypatch.setattr(fi, "summarize", lambda reader: calls.append(reader) or real(reader))
+    infos = [i for i in fi.table_file_indexes(table) if i.reader is not None]
+    assert infos and len(calls) == len(infos)
+    bitmap = next(i for i in infos if i.index_type == "bitmap")
+    first = bitmap.summary()
+    first["cardinality"] = -1  # callers may change their copy
+    again = bitmap.summary()
+    assert again["cardinality"] >= 0 and again == real(bitmap.reader)
+    assert len(calls) == len(infos)  # neither call decoded the index again
+    assert bitmap.reader.summary() is bitmap.reader.summary()  # type: ignore[attr-defined]
