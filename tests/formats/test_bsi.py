@@ -15,45 +15,20 @@ from pyroaring import BitMap
 from paimon_lens import types, values
 from paimon_lens.errors import CorruptFileError, UnsupportedError
 from paimon_lens.formats.bsi import BsiFileIndexReader, BsiWriter, read_bsi, to_long, write_bsi
-from paimon_lens.formats.result import REMAIN, BitmapIndexResult, FileIndexResult
+from paimon_lens.formats.result import REMAIN, BitmapIndexResult
 from paimon_lens.predicate.model import LeafPredicate
 from paimon_lens.types import DataType, Timestamp
 from tests.conftest import FIXTURES, load_json
+from tests.formats.blob_cases import blob_columns, column_ids, kind_positions, leaf_from_tree
 
 INDEX = "bsi"
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 
 
-def _case_paths() -> list[Path]:
-    paths = sorted(FIXTURES.glob("blobs/bsi*/**/case.json"))
-    return [*paths, FIXTURES / "blobs" / "mixed_container" / "case.json"]
-
-
-def _columns() -> list[tuple[Path, dict[str, Any], dict[str, Any]]]:
-    out = []
-    for path in _case_paths():
-        case = load_json(path)
-        for col in case["columns"]:
-            for ix in col["indexes"]:
-                if ix["index_type"] == INDEX:
-                    out.append((path, col, ix))
-    return out
-
-
-COLUMNS = _columns()
-COLUMN_IDS = [f"{p.parent.relative_to(FIXTURES / 'blobs')}/{c['name']}" for p, c, _ in COLUMNS]
-
-
-def _leaf(tree: dict[str, Any], dtype: DataType) -> LeafPredicate:
-    lit_type = types.parse_type(tree["type"])
-    lits = tuple(values.from_json(v, lit_type) for v in (tree.get("literals") or []))
-    return LeafPredicate(tree["op"], tree["field"], tree["field_index"], dtype, lits)
-
-
-def _kind_positions(result: FileIndexResult) -> tuple[str, list[int] | None]:
-    if isinstance(result, BitmapIndexResult):
-        return "BITMAP", result.positions()
-    return result.kind, None
+COLUMNS = blob_columns(INDEX, "bsi*")
+COLUMN_IDS = column_ids(COLUMNS)
+_leaf = leaf_from_tree
+_kind_positions = kind_positions
 
 
 def test_fixture_inventory() -> None:
