@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 __version__ = "0.1.0"
 
 from .errors import CorruptFileError, PaimonLensError, SnapshotNotFoundError, TableNotFoundError
@@ -15,7 +17,10 @@ __all__ = [
     "SnapshotNotFoundError",
     "TableNotFoundError",
     "__version__",
+    "explore",
+    "load_ipython_extension",
     "open_table",
+    "report",
 ]
 
 
@@ -24,3 +29,47 @@ def open_table(path: str, snapshot: int | str | None = None, **kwargs: object): 
     from .table import open_table as _open
 
     return _open(path, snapshot=snapshot, **kwargs)  # type: ignore[arg-type]
+
+
+def _as_table(table: Any) -> Any:
+    from .table import Table
+
+    return table if isinstance(table, Table) else open_table(str(table))
+
+
+def report(table: Any, workload: Any = None, recommendations: Any = None) -> Any:
+    """The HTML tuning report of a table (a :class:`~paimon_lens.table.Table` or a path).
+
+    ``workload`` is a workload file path, a list of WHERE strings or ``(where, weight)`` pairs, or
+    a :class:`~paimon_lens.workload.Workload`. Returns a
+    :class:`~paimon_lens.presentation.report.TuningReport`: ``.save("report.html")`` writes the
+    self-contained file, and a notebook displays it inline.
+    """
+    from .presentation.report import build_report
+
+    return build_report(_as_table(table), workload, recommendations)
+
+
+def explore(table: Any) -> Any:
+    """An ipywidgets explorer of a table (a :class:`~paimon_lens.table.Table` or a path).
+
+    Needs the ``notebook`` extra: ``pip install 'paimon-lens[notebook]'``.
+    """
+    from .presentation.widgets import Explorer
+
+    return Explorer(_as_table(table))
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext paimon_lens``: registers the ``%paimon_explain`` / ``%%paimon_explain`` magic."""
+    from .presentation.magic import register
+
+    register(ipython)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "plots":  # ``paimon_lens.plots`` imports matplotlib only when asked for
+        import importlib
+
+        return importlib.import_module(".presentation.plots", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

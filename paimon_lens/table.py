@@ -149,6 +149,11 @@ class Table:
     def __repr__(self) -> str:
         return f"<paimon_lens.Table {self.path!r} snapshot={self.snapshot_id} schema={self.schema.id}>"
 
+    def _repr_html_(self) -> str:
+        from .presentation.html import render_table
+
+        return render_table(self)
+
     def at(self, snapshot: int | str | _dt.datetime | None = None, **kwargs: Any) -> Table:
         """The same table at another snapshot, sharing this object's manifest cache."""
         snap, schema = _select(self.snapshot_manager, self.schema_manager, snapshot, **kwargs)

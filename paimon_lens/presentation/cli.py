@@ -8,6 +8,7 @@ JSON shapes are a contract relied on by scripts (fields are added, never renamed
     paimon-lens probe CONTAINER_FILE --schema "a INT, b STRING" (--where SQL | --where-file FILE) [--format json]
     paimon-lens explain TABLE_PATH (--where SQL | --where-file FILE) [--truth] [--positions] [--format json]
     paimon-lens dv DV_INDEX_FILE [--offset N --length N] [--bitmap64] [--format json]
+    paimon-lens report TABLE_PATH [--workload FILE] [--snapshot S] [-o report.html] [--format json]
 """
 
 from __future__ import annotations
@@ -94,10 +95,10 @@ def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
 
 
 def _read_where_file(path: str) -> list[str]:
-    """One predicate per non-empty line; ``--`` comments and blank lines are skipped."""
-    with open(path, encoding="utf-8") as f:
-        lines = [line.strip() for line in f]
-    return [line for line in lines if line and not line.startswith("--")]
+    """One predicate per line, as a workload file (see :mod:`paimon_lens.workload`; weights dropped)."""
+    from ..workload import read_workload
+
+    return [q.where for q in read_workload(path)]
 
 
 def _result_record(result: Any) -> dict[str, Any]:
@@ -232,6 +233,27 @@ def cmd_dv(args: argparse.Namespace, out: Any) -> int:
     return 0 if all(v.crc_ok for v in vectors) else 1
 
 
+def cmd_report(args: argparse.Namespace, out: Any) -> int:
+    """``report``: write the self-contained HTML tuning report of a snapshot."""
+    from .report import build_report
+
+    table = _open(args)
+    report = build_report(table, args.workload)
+    path = report.save(args.output)
+    problems = [f"{s.title}: {e}" for s in report.sections for e in s.errors]
+    if args.format == "json":
+        json.dump({"output": str(path), "table": table.path, "snapshot_id": table.snapshot_id,
+                   "sections": [s.key for s in report.sections], "problems": problems,
+                   "bytes": path.stat().st_size}, out, ensure_ascii=False)
+        out.write("\n")
+    else:
+        out.write(f"wrote {path} ({_human_bytes(path.stat().st_size)}): "
+                  f"{', '.join(s.title for s in report.sections)}\n")
+        for p in problems:
+            out.write(f"  problem: {p}\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``paimon-lens``."""
     from .. import __version__
@@ -280,6 +302,14 @@ def build_parser() -> argparse.ArgumentParser:
     dv.add_argument("--bitmap64", action="store_true", help="expect a 64-bit deletion vector (default: from magic)")
     dv.add_argument("--format", choices=("table", "json"), default="table")
     dv.set_defaults(func=cmd_dv)
+
+    rep = sub.add_parser("report", help="write the self-contained HTML tuning report of a table")
+    rep.add_argument("table", help="table directory")
+    rep.add_argument("--workload", help="file with one WHERE clause per line (optional '-- weight: N')")
+    rep.add_argument("--snapshot", default=None, help="snapshot selector (see files)")
+    rep.add_argument("-o", "--output", default="report.html", help="output HTML file (default report.html)")
+    rep.add_argument("--format", choices=("table", "json"), default="table")
+    rep.set_defaults(func=cmd_report)
     return p
 
 

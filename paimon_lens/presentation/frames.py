@@ -113,9 +113,9 @@ INDEX_MANIFEST_COLUMNS = {
 
 
 def _frame(rows: list[dict[str, Any]], columns: Iterable[str]) -> pd.DataFrame:
-    import pandas as pd
+    from .display import LensFrame
 
-    return pd.DataFrame(rows, columns=list(columns))
+    return LensFrame(rows, columns=list(columns))
 
 
 def snapshots_frame(snapshots: Sequence[Snapshot]) -> pd.DataFrame:

@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     import jinja2
 
     from ..pruning.explain import ExplainReport
+    from ..table import Table
 
 
 def human_bytes(n: float | None) -> str:
@@ -17,10 +18,10 @@ def human_bytes(n: float | None) -> str:
         return "-"
     size = float(n)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if size < 1024 or unit == "TiB":
+        if abs(size) < 1024 or unit == "TiB":
             return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
-    return f"{n} B"
+    return f"{n} B"  # pragma: no cover - the loop always returns
 
 
 @lru_cache(maxsize=1)
@@ -32,8 +33,8 @@ def environment() -> jinja2.Environment:
                               autoescape=True, trim_blocks=False, lstrip_blocks=False)
 
 
-def render_explain(report: ExplainReport) -> str:
-    """The explain report as a self-contained HTML fragment."""
+def render_explain(report: ExplainReport, include_files: bool = True) -> str:
+    """The explain report as a self-contained HTML fragment (the per-file table optional)."""
     summary = report.summary()
     funnel = summary["funnel"]
     top = max((r["files"] for r in funnel), default=1) or 1
@@ -49,4 +50,27 @@ def render_explain(report: ExplainReport) -> str:
     ]
     return environment().get_template("explain.html.j2").render(
         where=report.where, predicate=str(report.predicate), snapshot_id=report.table.snapshot_id,
-        funnel=rows, files=files, truth=report.truth, summary=summary)
+        funnel=rows, files=files, truth=report.truth, summary=summary,
+        include_files=include_files)
+
+
+def render_table(table: Table) -> str:
+    """A compact card about a table: snapshot, kind, keys, columns, index options (escaped)."""
+    import datetime as _dt
+
+    snap = table.snapshot
+    schema = table.schema
+    when = None
+    if snap is not None:
+        stamp = _dt.datetime.fromtimestamp(snap.time_millis / 1000, tz=_dt.timezone.utc)
+        when = stamp.strftime("%Y-%m-%d %H:%M:%S UTC")
+    files = None if table._files is None else len(table._files)
+    columns = [{"name": f.name, "type": str(f.type),
+                "key": "PK" if f.name in schema.primary_keys else "partition" if f.name in schema.partition_keys
+                else ""} for f in schema.fields]
+    options = {k: v for k, v in sorted(schema.options.items())
+               if k.startswith(("file-index", "deletion-vectors", "bucket", "metadata.stats"))}
+    return environment().get_template("table.html.j2").render(
+        name=table.name, path=table.path, snapshot=snap, when=when, schema=schema, columns=columns,
+        options=options, files=files, records=None if snap is None else snap.total_record_count,
+        kind="primary-key table" if table.is_primary_key_table else "append table")

@@ -67,7 +67,7 @@ def summary_values(info: IndexInfo, as_json: bool) -> dict[str, Any]:
 
 def file_indexes_frame(table: Table, infos: Sequence[IndexInfo], index_type: str | None = None) -> pd.DataFrame:
     """One row per data file x column x index type (optionally one index type only)."""
-    import pandas as pd
+    from .display import LensFrame
 
     rows = []
     extra: dict[str, None] = {}
@@ -86,7 +86,7 @@ def file_indexes_frame(table: Table, infos: Sequence[IndexInfo], index_type: str
             extra.setdefault(k, None)
             row[k] = v
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=[*FILE_INDEX_COLUMNS, *extra])
+    frame = LensFrame(rows, columns=[*FILE_INDEX_COLUMNS, *extra])
     if index_type is not None:  # keep only the summary columns this index type has
         empty = [c for c in extra if frame[c].isna().all()]
         frame = frame.drop(columns=empty)
@@ -128,7 +128,7 @@ def indexes_json(table: Table, infos: Sequence[IndexInfo]) -> dict[str, Any]:
 
 def bitmap_values_frame(table: Table, infos: Sequence[IndexInfo], column: str) -> pd.DataFrame:
     """Frame of :data:`BITMAP_VALUE_COLUMNS` for one column's bitmap indexes."""
-    import pandas as pd
+    from .display import LensFrame
 
     rows = []
     for info in infos:
@@ -144,4 +144,4 @@ def bitmap_values_frame(table: Table, infos: Sequence[IndexInfo], column: str) -
             value = to_python(v.value, dtype) if dtype is not None else v.value
             rows.append({**base, "value": value, "rows": v.row_count,
                          "bitmap_bytes": len(v.bitmap) if v.stored else 0})
-    return pd.DataFrame(rows, columns=list(BITMAP_VALUE_COLUMNS))
+    return LensFrame(rows, columns=list(BITMAP_VALUE_COLUMNS))

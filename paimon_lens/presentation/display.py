@@ -1,0 +1,204 @@
+"""Rich display of paimon-lens frames: human units in notebooks and terminals.
+
+Every frame paimon-lens returns is a :class:`LensFrame`: a plain :class:`pandas.DataFrame` in all
+respects (same data, same dtypes, every pandas operation works and keeps the class) whose
+``_repr_html_`` and ``__repr__`` show sizes as ``1.5 KiB``, ratios as percentages and counts with
+thousands separators. The units come from the column names, the way paimon-lens names them:
+
+==================  ===============================================================
+unit                columns
+==================  ===============================================================
+bytes               ``bytes``, ``file_size``, ``index_size``, ``*_bytes``
+percentage          ``*_ratio``, ``false_positive_probability``, ``*_fpp``
+count               ``row_count``, ``rows``, ``*_rows``, ``*_count``, ``cardinality``,
+                    ``files``, ``*_files``, ``estimated_items``, ``bits_set``, ``num_bits``
+==================  ===============================================================
+
+The underlying numbers are never changed: ``frame["file_size"].sum()`` is still bytes. Cells are
+escaped (table values are untrusted) and long frames are shown head and tail only.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import numbers
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+MAX_ROWS = 40
+"""Rows shown before a frame is cut to its head and tail."""
+
+MAX_CELL = 120
+"""Characters shown of one cell."""
+
+_BYTES_NAMES = frozenset({"bytes", "file_size", "index_size", "data_bytes"})
+_COUNT_NAMES = frozenset({"row_count", "rows", "cardinality", "files", "estimated_items", "bits_set", "num_bits"})
+_PERCENT_NAMES = frozenset({"false_positive_probability", "fpp"})
+
+
+def human_bytes(n: float | None) -> str:
+    """``1536`` -> ``1.5 KiB`` (binary units); ``None`` -> ``-``."""
+    if n is None or (isinstance(n, float) and math.isnan(n)):
+        return "-"
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(size) < 1024 or unit == "TiB":
+            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"  # pragma: no cover - the loop always returns
+
+
+def human_count(n: float | None) -> str:
+    """``1234567`` -> ``1,234,567``; floats keep up to two decimals."""
+    if n is None or (isinstance(n, float) and math.isnan(n)):
+        return "-"
+    if float(n).is_integer():
+        return f"{int(n):,}"
+    return f"{n:,.2f}"
+
+
+def human_percent(x: float | None) -> str:
+    """``0.0123`` -> ``1.23 %``; tiny ratios keep three significant digits (``1e-06`` -> ``0.0001 %``)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    p = 100.0 * float(x)
+    if p == 0:
+        return "0 %"
+    if abs(p) >= 0.01:
+        return f"{p:.2f} %"
+    return f"{p:.3g} %"
+
+
+def column_unit(name: str) -> str | None:
+    """``"bytes"``, ``"percent"``, ``"count"`` or ``None`` for a column name (see the module docs)."""
+    n = str(name)
+    if n in _BYTES_NAMES or n.endswith("_bytes"):
+        return "bytes"
+    if n in _PERCENT_NAMES or n.endswith("_ratio") or n.endswith("_fpp"):
+        return "percent"
+    if n in _COUNT_NAMES or n.endswith("_rows") or n.endswith("_count") or n.endswith("_files"):
+        return "count"
+    return None
+
+
+_FORMATTERS: dict[str, Callable[[Any], str]] = {
+    "bytes": human_bytes, "percent": human_percent, "count": human_count,
+}
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def format_cell(value: Any, unit: str | None = None) -> str:
+    """One cell as display text (never longer than :data:`MAX_CELL` characters)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        text = ""
+    elif unit is not None and _is_number(value):
+        text = _FORMATTERS[unit](value)
+    elif isinstance(value, bytes):
+        text = "0x" + value.hex()
+    elif isinstance(value, dict):
+        text = ", ".join(f"{k}={format_cell(v)}" for k, v in value.items())
+    else:
+        try:
+            missing = bool(pd.isna(value))
+        except (TypeError, ValueError):
+            missing = False
+        text = "" if missing else str(value)
+    if len(text) > MAX_CELL:
+        text = text[: MAX_CELL - 1] + "…"
+    return text
+
+
+def _shown(frame: pd.DataFrame, max_rows: int) -> tuple[pd.DataFrame, int | None]:
+    """The rows to show and, when cut, the position of the ``…`` row."""
+    if len(frame) <= max_rows:
+        return frame, None
+    half = max_rows // 2
+    return pd.concat([frame.iloc[:half], frame.iloc[-half:]]), half
+
+
+def _caption(frame: pd.DataFrame) -> str:
+    parts = [f"{len(frame):,} rows × {len(frame.columns)} columns"]
+    for col in ("file_size", "bytes"):
+        if col in frame.columns and pd.api.types.is_numeric_dtype(frame[col]):
+            parts.append(f"{human_bytes(float(frame[col].sum()))} in {col}")
+            break
+    return " · ".join(parts)
+
+
+_STYLE = (
+    "<style>.paimon-lens-frame table{border-collapse:collapse;font:12px/1.35 system-ui,sans-serif}"
+    ".paimon-lens-frame th,.paimon-lens-frame td{border-bottom:1px solid #e3e3e3;padding:2px 7px;"
+    "text-align:left;white-space:nowrap;max-width:36em;overflow:hidden;text-overflow:ellipsis}"
+    ".paimon-lens-frame th{background:#f5f5f5;position:sticky;top:0}"
+    ".paimon-lens-frame td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    ".paimon-lens-frame caption{caption-side:bottom;text-align:left;color:#666;font-size:11px}</style>"
+)
+
+
+def frame_html(frame: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
+    """A compact, escaped HTML table of ``frame`` with human units."""
+    shown, cut = _shown(frame, max_rows)
+    units = [column_unit(c) for c in frame.columns]
+    out = [_STYLE, '<div class="paimon-lens-frame"><table><thead><tr>']
+    out.extend(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    out.append("</tr></thead><tbody>")
+    for i, row in enumerate(shown.itertuples(index=False, name=None)):
+        if cut is not None and i == cut:
+            out.append(f'<tr><td colspan="{len(frame.columns)}">… {len(frame) - len(shown):,} more rows …</td></tr>')
+        out.append("<tr>")
+        for value, unit in zip(row, units):
+            cls = ' class="n"' if _is_number(value) else ""
+            raw = "" if value is None else str(value)
+            title = f' title="{html.escape(raw[:400])}"' if unit is not None or len(raw) > MAX_CELL else ""
+            out.append(f"<td{cls}{title}>{html.escape(format_cell(value, unit))}</td>")
+        out.append("</tr>")
+    out.append(f"</tbody><caption>{html.escape(_caption(frame))}</caption></table></div>")
+    return "".join(out)
+
+
+def frame_text(frame: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
+    """A plain-text rendering of ``frame`` with human units (for terminals)."""
+    shown, cut = _shown(frame, max_rows)
+    units = [column_unit(c) for c in frame.columns]
+    cells = [[str(c) for c in frame.columns]]
+    for i, row in enumerate(shown.itertuples(index=False, name=None)):
+        if cut is not None and i == cut:
+            cells.append(["…"] * len(units))
+        cells.append([format_cell(v, u).replace("\n", " ")[:60] for v, u in zip(row, units)])
+    if not units:
+        return f"Empty {type(frame).__name__}: {len(frame)} rows"
+    widths = [max(len(r[i]) for r in cells) for i in range(len(units))]
+    lines = ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells]
+    lines.append(f"[{_caption(frame)}]")
+    return "\n".join(lines)
+
+
+class LensFrame(pd.DataFrame):
+    """A :class:`pandas.DataFrame` that displays with human units (see the module docs)."""
+
+    @property
+    def _constructor(self) -> type[LensFrame]:
+        return LensFrame
+
+    def _repr_html_(self) -> str:
+        return frame_html(self)
+
+    def __repr__(self) -> str:
+        return frame_text(self)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The same data as a plain :class:`pandas.DataFrame` (pandas' own display)."""
+        return pd.DataFrame(self)
+
+
+def lens_frame(frame: pd.DataFrame) -> LensFrame:
+    """``frame`` as a :class:`LensFrame` (no copy of the data)."""
+    if isinstance(frame, LensFrame):
+        return frame
+    return LensFrame(frame)

@@ -1,0 +1,259 @@
+"""Plots of a table's files, indexes, deletion vectors and explain funnels (matplotlib).
+
+Every function returns a :class:`matplotlib.figure.Figure` built without pyplot, so nothing is
+added to pyplot's global figure list and a notebook shows each figure once (the returned value).
+Text taken from the table (column names, values) is passed to matplotlib with mathtext disabled
+(``$`` is shown as a dollar sign, never parsed). :func:`figure_svg` / :func:`figure_data_uri`
+turn a figure into the SVG the HTML report embeds.
+
+Requires the ``notebook`` extra (``pip install 'paimon-lens[notebook]'``).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import warnings
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ..errors import PaimonLensError
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ..pruning.explain import ExplainReport
+    from ..table import Table
+
+PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d")
+INDEX_COLORS = {"bloom-filter": "#4c78a8", "bitmap": "#f58518", "range-bitmap": "#54a24b", "bsi": "#b279a2"}
+MAX_LABEL = 28
+
+
+@lru_cache(maxsize=1)
+def _figure_class() -> type[Figure]:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise PaimonLensError("plots need matplotlib: pip install 'paimon-lens[notebook]'") from None
+
+    class LensFigure(Figure):
+        """A Figure that shows itself in IPython without pyplot or ``%matplotlib inline``."""
+
+        def _repr_png_(self) -> bytes:
+            return figure_png(self)
+
+    return LensFigure
+
+
+def _figure(width: float = 7.0, height: float = 3.2, ncols: int = 1) -> tuple[Figure, list[Axes]]:
+    fig = _figure_class()(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(1, ncols, squeeze=False)[0]
+    return fig, list(axes)
+
+
+def label(value: Any, max_len: int = MAX_LABEL) -> str:
+    """Table-derived text as a safe, short plot label (mathtext off via escaped ``$``)."""
+    text = "null" if value is None else str(value)
+    if isinstance(value, dict):
+        text = ", ".join(f"{k}={v}" for k, v in value.items()) or "(unpartitioned)"
+    text = text.replace("\n", " ")
+    if len(text) > max_len:
+        text = text[: max_len - 1] + "…"
+    return text.replace("$", r"\$")
+
+
+def _empty(ax: Axes, message: str) -> None:
+    ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, color="#666")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _human_axis(ax: Axes, axis: str = "x") -> None:
+    from matplotlib.ticker import FuncFormatter
+
+    from .display import human_bytes
+
+    fmt = FuncFormatter(lambda v, _pos: human_bytes(v) if v >= 0 else "")
+    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(fmt)
+
+
+# ---- explain ---------------------------------------------------------------------------------
+def funnel(report: ExplainReport) -> Figure:
+    """Files, bytes and rows left after each pruning stage of one explain report."""
+    from .display import human_bytes, human_count
+
+    rows = report.funnel()
+    fig, axes = _figure(10, 2.2 + 0.25 * len(rows), ncols=3)
+    stages = [r["stage"] for r in rows][::-1]
+    for ax, key, color in zip(axes, ("files", "bytes", "rows"), PALETTE):
+        values = [r[key] for r in rows][::-1]
+        bars = ax.barh(stages, values, color=color)
+        ax.set_title(key)
+        top = max(values) if values else 0
+        ax.set_xlim(0, (top or 1) * 1.35)
+        fmt = human_bytes if key == "bytes" else human_count
+        ax.bar_label(bars, labels=[fmt(v) for v in values], padding=2, fontsize=8)
+        ax.set_xticks([])
+        if ax is not axes[0]:
+            ax.set_yticks([])
+    fig.suptitle(label(report.where, 110), fontsize=10)
+    return fig
+
+
+# ---- files -----------------------------------------------------------------------------------
+def file_sizes(table: Table, bins: int = 30) -> Figure:
+    """Histograms of data-file sizes and row counts of the snapshot."""
+    files = table.live_files()
+    fig, (ax1, ax2) = _figure(9, 3, ncols=2)
+    if not files:
+        _empty(ax1, "no data files")
+        _empty(ax2, "no data files")
+        return fig
+    sizes = [lf.entry.file.file_size for lf in files]
+    rows = [lf.entry.file.row_count for lf in files]
+    ax1.hist(sizes, bins=bins, color=PALETTE[0])
+    ax1.set_title(f"file size ({len(files):,} files)")
+    _human_axis(ax1)
+    ax1.set_ylabel("files")
+    ax2.hist(rows, bins=bins, color=PALETTE[1])
+    ax2.set_title("rows per file")
+    return fig
+
+
+# ---- indexes ---------------------------------------------------------------------------------
+def index_bytes(table: Table) -> Figure:
+    """Stored file-index bytes by column, stacked by index type."""
+    frame = table.file_indexes()
+    fig, (ax,) = _figure(7, 0.8 + 0.35 * max(3, frame["column"].nunique() if len(frame) else 0))
+    if frame.empty:
+        _empty(ax, "no file indexes")
+        return fig
+    pivot = frame.pivot_table(index="column", columns="index_type", values="bytes", aggfunc="sum", fill_value=0)
+    pivot = pivot.loc[pivot.sum(axis=1).sort_values().index]
+    left = [0.0] * len(pivot)
+    labels = [label(c) for c in pivot.index]
+    for i, index_type in enumerate(pivot.columns):
+        values = [float(v) for v in pivot[index_type]]
+        ax.barh(labels, values, left=left, label=label(index_type),
+                color=INDEX_COLORS.get(str(index_type), PALETTE[i % len(PALETTE)]))
+        left = [a + b for a, b in zip(left, values)]
+    _human_axis(ax)
+    ax.set_title("file-index bytes by column")
+    ax.legend(fontsize=8, loc="lower right")
+    return fig
+
+
+def bloom_fill(table: Table) -> Figure:
+    """Each bloom filter's fill ratio against its estimated false-positive probability.
+
+    The dashed line is the fpp configured for the column (``file-index.bloom-filter.<col>.fpp``,
+    Paimon's default 0.1): filters above it hold more distinct values than they were sized for.
+    """
+    frame = table.bloom_filters()
+    fig, (ax,) = _figure(7, 3.4)
+    if frame.empty:
+        _empty(ax, "no bloom-filter indexes")
+        return fig
+    frame = frame[frame["error"].isna()] if "error" in frame.columns else frame
+    for i, (column, part) in enumerate(frame.groupby("column", sort=True)):
+        color = PALETTE[i % len(PALETTE)]
+        ax.scatter(part["fill_ratio"], part["false_positive_probability"], s=14, color=color, label=label(column))
+        fpp = _configured_fpp(table, str(column))
+        ax.axhline(fpp, color=color, linestyle="--", linewidth=0.8)
+    ax.set_xlabel("fill ratio (bits set / bits)")
+    ax.set_ylabel("estimated fpp")
+    ax.set_yscale("log")
+    ax.set_title("bloom filters: fill vs fpp (dashed: configured fpp)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _configured_fpp(table: Table, column: str) -> float:
+    options = table.schema.options
+    raw = options.get(f"file-index.bloom-filter.{column}.fpp", "0.1")
+    try:
+        return float(raw)
+    except ValueError:
+        return 0.1
+
+
+def bitmap_distribution(table: Table, column: str, top: int = 20) -> Figure:
+    """Rows per value of ``column``'s bitmap indexes, summed over files (the ``top`` largest)."""
+    frame = table.bitmap_values(column)
+    fig, (ax,) = _figure(7, 0.8 + 0.28 * min(top, max(3, len(frame))))
+    if frame.empty:
+        _empty(ax, f"no bitmap index on {label(column)}")
+        return fig
+    keys = frame["value"].map(lambda v: "null" if v is None else repr(v) if isinstance(v, str) else str(v))
+    counts = frame.assign(key=keys).groupby("key", sort=False)["rows"].sum().sort_values(ascending=False)
+    shown = counts.iloc[:top][::-1]
+    ax.barh([label(k) for k in shown.index], [int(v) for v in shown], color=PALETTE[1])
+    rest = counts.iloc[top:]
+    title = f"bitmap values of {label(column)}: {len(counts):,} distinct"
+    if len(rest):
+        title += f" (top {top}; {len(rest):,} more hold {int(rest.sum()):,} rows)"
+    ax.set_title(title, fontsize=9)
+    ax.set_xlabel("rows")
+    return fig
+
+
+# ---- deletion vectors ------------------------------------------------------------------------
+def dv_deleted_ratio(table: Table) -> Figure:
+    """Deleted-row ratio per partition and bucket (rows deleted / rows of the files with a DV)."""
+    frame = table.deletion_vectors()
+    fig, (ax,) = _figure(7, 3)
+    if frame.empty:
+        _empty(ax, "no deletion vectors")
+        return fig
+    part = frame["partition"].map(label)
+    grouped = frame.assign(group=part + " / bucket " + frame["bucket"].astype(str)).groupby("group", sort=True)
+    deleted = grouped["cardinality"].sum()
+    rows = grouped["row_count"].sum()
+    ratio = (deleted / rows.where(rows > 0)).fillna(0.0)
+    ax.bar(list(ratio.index), [float(v) for v in ratio], color=PALETTE[3])
+    ax.set_ylim(0, max(0.05, float(ratio.max()) * 1.2))
+    ax.yaxis.set_major_formatter(_percent_formatter())
+    ax.set_title("deletion vectors: deleted rows / rows, per partition and bucket", fontsize=9)
+    ax.tick_params(axis="x", labelrotation=30, labelsize=7)
+    return fig
+
+
+def _percent_formatter() -> Any:
+    from matplotlib.ticker import PercentFormatter
+
+    return PercentFormatter(1.0)
+
+
+# ---- export ----------------------------------------------------------------------------------
+def figure_svg(fig: Figure) -> bytes:
+    """The figure as standalone SVG bytes; text stays text (escaped XML) so the browser's fonts draw it."""
+    import matplotlib
+
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"svg.fonttype": "none"}), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    return buf.getvalue()
+
+
+def figure_data_uri(fig: Figure) -> str:
+    """``data:image/svg+xml;base64,...`` for an ``<img>`` tag: inert (an image runs no script)."""
+    return "data:image/svg+xml;base64," + base64.b64encode(figure_svg(fig)).decode("ascii")
+
+
+def figure_png(fig: Figure, dpi: int = 100) -> bytes:
+    """The figure as PNG bytes."""
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+__all__: Sequence[str] = (
+    "bitmap_distribution", "bloom_fill", "dv_deleted_ratio", "figure_data_uri", "figure_png", "figure_svg",
+    "file_sizes", "funnel", "index_bytes",
+)

@@ -1,0 +1,335 @@
+"""The HTML tuning report: one self-contained file about one snapshot of a table.
+
+:func:`build_report` gathers the sections (overview, files, index inventory, deletion-vector
+health, an explain funnel per workload predicate, recommendations when given) into a
+:class:`TuningReport`; :meth:`TuningReport.save` writes it. The file needs nothing but itself:
+CSS is inline, plots are SVG ``data:`` URIs in ``<img>`` tags, there is no script at all, and a
+Content-Security-Policy forbids any network request or script a table value might smuggle in.
+Every table-derived string goes through jinja2's autoescaping.
+
+One failing part (a corrupt index, a predicate that does not parse) becomes a message in its
+section; the rest of the report is still built.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import __version__
+from ..errors import PaimonLensError
+from ..workload import Workload, as_workload
+from .display import frame_html, human_bytes, human_count, human_percent
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..table import Table
+
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+"""Content-Security-Policy of the saved report: inline CSS and data-URI images only."""
+
+MAX_FILES_LISTED = 50
+
+
+@dataclass
+class Section:
+    """One part of the report: a title, HTML fragments (already escaped) and problems found."""
+
+    key: str
+    title: str
+    blocks: list[str] = field(default_factory=list)
+    facts: list[tuple[str, str]] = field(default_factory=list)
+    plots: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TuningReport:
+    """A rendered tuning report; ``html`` is the whole document."""
+
+    table: Table
+    workload: Workload
+    sections: list[Section]
+    generated_at: str
+    explains: list[Any] = field(default_factory=list)
+
+    @property
+    def html(self) -> str:
+        """The self-contained HTML document."""
+        return _render(self, standalone=True)
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the report to ``path`` (UTF-8) and return the path."""
+        p = Path(path)
+        p.write_text(self.html, encoding="utf-8")
+        return p
+
+    def _repr_html_(self) -> str:
+        return _render(self, standalone=False)
+
+    def __repr__(self) -> str:
+        names = ", ".join(s.title for s in self.sections)
+        return f"<TuningReport {self.table.path!r} snapshot={self.table.snapshot_id}: {names}>"
+
+
+def _render(report: TuningReport, standalone: bool) -> str:
+    from .html import environment
+
+    t = report.table
+    return environment().get_template("report.html.j2").render(
+        standalone=standalone, csp=CSP, table_name=t.name, table_path=t.path, snapshot_id=t.snapshot_id,
+        schema_id=t.schema.id, generated_at=report.generated_at, version=__version__,
+        workload_source=report.workload.source, sections=report.sections)
+
+
+def _guarded(section: Section, what: str, fn: Callable[[], None]) -> None:
+    """Run one part of a section; a failure becomes a message in the section, not an exception."""
+    try:
+        fn()
+    except PaimonLensError as e:
+        section.errors.append(f"{what}: {e}")
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as e:  # bad input must not stop the report
+        section.errors.append(f"{what}: {type(e).__name__}: {e}")
+
+
+def _plot(section: Section, title: str, make: Callable[[], Any]) -> None:
+    from .plots import figure_data_uri
+
+    def run() -> None:
+        fig = make()
+        section.plots.append((title, figure_data_uri(fig)))
+
+    _guarded(section, f"plot '{title}'", run)
+
+
+# ---- sections ----------------------------------------------------------------------------------
+def _overview(table: Table) -> Section:
+    s = Section("overview", "Table overview")
+    schema = table.schema
+    snap = table.snapshot
+    s.facts += [
+        ("table", table.path),
+        ("kind", "primary-key table" if table.is_primary_key_table else "append table"),
+        ("primary keys", ", ".join(schema.primary_keys) or "-"),
+        ("partition keys", ", ".join(schema.partition_keys) or "-"),
+        ("bucket", str(schema.options.get("bucket", "-1 (unaware or dynamic)"))),
+        ("snapshot", "-" if snap is None else f"{snap.id} ({snap.commit_kind}, {_commit_time(snap.time_millis)})"),
+        ("records", "-" if snap is None or snap.total_record_count is None else human_count(snap.total_record_count)),
+        ("schema", f"{schema.id} ({len(schema.fields)} columns)"),
+    ]
+
+    def snapshots() -> None:
+        frame = table.snapshots()
+        s.facts.append(("snapshots kept", human_count(len(frame))))
+
+    _guarded(s, "snapshots", snapshots)
+    import pandas as pd
+
+    cols = pd.DataFrame([{"column": f.name, "type": str(f.type), "id": f.id,
+                          "key": ("primary key" if f.name in schema.primary_keys
+                                  else "partition" if f.name in schema.partition_keys else "")}
+                         for f in schema.fields])
+    s.blocks.append(frame_html(cols, max_rows=200))
+    index_opts = {k: v for k, v in sorted(schema.options.items()) if k.startswith(("file-index", "deletion-vectors",
+                                                                                      "metadata.stats", "bucket"))}
+    if index_opts:
+        s.blocks.append(frame_html(pd.DataFrame({"option": list(index_opts), "value": list(index_opts.values())})))
+    return s
+
+
+def _commit_time(millis: int | None) -> str:
+    if millis is None:
+        return "-"
+    return _dt.datetime.fromtimestamp(millis / 1000, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _files(table: Table) -> Section:
+    s = Section("files", "Data files")
+
+    def body() -> None:
+        frame = table.files()
+        if frame.empty:
+            s.blocks.append("<p>The snapshot has no data files.</p>")
+            return
+        s.facts += [("data files", human_count(len(frame))), ("rows", human_count(int(frame["row_count"].sum()))),
+                    ("bytes", human_bytes(int(frame["file_size"].sum()))),
+                    ("median file", human_bytes(float(frame["file_size"].median()))),
+                    ("formats", ", ".join(sorted(str(x) for x in frame["file_format"].dropna().unique())))]
+        by = ["partition", "bucket"] if table.schema.partition_keys else ["bucket"]
+        part = frame.assign(partition=frame["partition"].map(_partition_text))
+        grouped = part.groupby(by, sort=True).agg(files=("file_name", "size"), rows=("row_count", "sum"),
+                                                  file_size=("file_size", "sum")).reset_index()
+        s.blocks.append(frame_html(grouped, max_rows=30))
+        from .plots import file_sizes
+
+        _plot(s, "file sizes and rows per file", lambda: file_sizes(table))
+
+    _guarded(s, "data files", body)
+    return s
+
+
+def _partition_text(p: Any) -> str:
+    if isinstance(p, dict):
+        return ", ".join(f"{k}={v}" for k, v in p.items()) or "-"
+    return str(p)
+
+
+def index_inventory(frame: pd.DataFrame, total_files: int) -> pd.DataFrame:
+    """Per column and index type: files indexed, where stored, bytes, errors."""
+    import pandas as pd
+
+    if frame.empty:
+        return pd.DataFrame(columns=["column", "index_type", "files", "coverage_ratio", "embedded_files",
+                                     "external_files", "bytes", "mean_bytes", "error_files"])
+    rows = []
+    for (column, index_type), part in frame.groupby(["column", "index_type"], sort=True):
+        n = len(part)
+        rows.append({
+            "column": column, "index_type": index_type, "files": n,
+            "coverage_ratio": n / total_files if total_files else None,
+            "embedded_files": int((part["storage"] == "embedded").sum()),
+            "external_files": int((part["storage"] == "external").sum()),
+            "bytes": int(part["bytes"].fillna(0).sum()),
+            "mean_bytes": float(part["bytes"].fillna(0).mean()),
+            "error_files": int(part["error"].notna().sum()),
+        })
+    return pd.DataFrame(rows)
+
+
+def _indexes(table: Table) -> Section:
+    s = Section("indexes", "File indexes")
+
+    def body() -> None:
+        frame = table.file_indexes()
+        files = len(table.live_files())
+        if frame.empty:
+            s.blocks.append("<p>No data file of this snapshot has a file index.</p>")
+            return
+        inv = index_inventory(frame, files)
+        s.facts += [("indexes", human_count(len(frame))), ("index bytes", human_bytes(int(inv["bytes"].sum()))),
+                    ("columns indexed", human_count(inv["column"].nunique()))]
+        s.blocks.append(frame_html(inv, max_rows=100))
+        errors = frame[frame["error"].notna()]
+        for _, row in errors.head(20).iterrows():
+            s.errors.append(f"{row['file_name']} / {row['column']} / {row['index_type']}: {row['error']}")
+        if len(errors) > 20:
+            s.errors.append(f"… and {len(errors) - 20} more corrupt indexes")
+        from . import plots
+
+        _plot(s, "index bytes by column", lambda: plots.index_bytes(table))
+        if (frame["index_type"] == "bloom-filter").any():
+            _plot(s, "bloom filters", lambda: plots.bloom_fill(table))
+        for column in sorted(frame.loc[frame["index_type"] == "bitmap", "column"].unique())[:6]:
+            _plot(s, f"bitmap values of {column}", partial(plots.bitmap_distribution, table, column))
+
+    _guarded(s, "file indexes", body)
+    return s
+
+
+def _deletion_vectors(table: Table) -> Section:
+    s = Section("dv", "Deletion vectors")
+
+    def body() -> None:
+        frame = table.deletion_vectors()
+        if frame.empty:
+            enabled = table.schema.options.get("deletion-vectors.enabled", "false")
+            s.blocks.append(f"<p>No deletion vectors in this snapshot (deletion-vectors.enabled = "
+                            f"{_escape(enabled)}).</p>")
+            return
+        deleted = int(frame["cardinality"].fillna(0).sum())
+        rows = int(frame["row_count"].fillna(0).sum())
+        bad_crc = int((frame["crc_ok"] == False).sum())  # noqa: E712 - column of bools and None
+        s.facts += [("files with a DV", human_count(len(frame))), ("deleted rows", human_count(deleted)),
+                    ("deleted ratio in those files", human_percent(deleted / rows if rows else 0.0)),
+                    ("CRC mismatches", human_count(bad_crc))]
+        grouped = frame.assign(partition=frame["partition"].map(_partition_text)).groupby(
+            ["partition", "bucket"], sort=True).agg(files=("data_file", "size"), deleted_rows=("cardinality", "sum"),
+                                                    rows=("row_count", "sum")).reset_index()
+        grouped["deleted_ratio"] = grouped["deleted_rows"] / grouped["rows"].where(grouped["rows"] > 0)
+        s.blocks.append(frame_html(grouped, max_rows=40))
+        for _, row in frame[frame["error"].notna()].head(20).iterrows():
+            s.errors.append(f"{row['data_file']}: {row['error']}")
+        from .plots import dv_deleted_ratio
+
+        _plot(s, "deleted ratio", lambda: dv_deleted_ratio(table))
+
+    _guarded(s, "deletion vectors", body)
+    return s
+
+
+def _escape(text: str) -> str:
+    import html
+
+    return html.escape(str(text))
+
+
+def _workload(table: Table, workload: Workload, explains: list[Any]) -> Section:
+    s = Section("workload", "Workload: explain per predicate")
+    if not len(workload):
+        s.blocks.append("<p>No workload was given: pass <code>--workload FILE</code> (one WHERE clause per "
+                        "line) to see which files each query reads and why.</p>")
+        return s
+    import pandas as pd
+
+    from .plots import funnel
+
+    overview = []
+    for i, q in enumerate(workload, 1):
+        def one(q: Any = q, i: int = i) -> None:
+            report = table.explain(q.where)
+            explains.append(report)
+            summ = report.summary()
+            overview.append({"#": i, "where": q.where, "weight": q.weight, "files": summ["files"],
+                             "planned_files": summ["planned_files"], "read_files": summ["read_files"],
+                             "read_bytes": summ["read_bytes"],
+                             "read_ratio": summ["read_bytes"] / summ["bytes"] if summ["bytes"] else None,
+                             "rows_after_dv": summ["rows_after_dv"]})
+            funnel_frame = pd.DataFrame(summ["funnel"])
+            read = [f for f in report.files if f.read][:MAX_FILES_LISTED]
+            files = pd.DataFrame([{"file_name": f.file_name, "partition": _partition_text(f.partition),
+                                   "bucket": f.bucket, "row_count": f.row_count, "rows_after_dv": f.rows_after_dv,
+                                   "reason": f.reason} for f in read])
+            reasons = pd.Series([f.stage for f in report.files if not f.read and f.stage]).value_counts()
+            skipped = pd.DataFrame({"stage": reasons.index, "skipped_files": reasons.to_numpy()})
+            block = [f"<h3>{i}. <code>{_escape(q.where)}</code></h3>",
+                     f"<p class=\"small\">bound as <code>{_escape(str(report.predicate))}</code>"
+                     f" · weight {q.weight:g}</p>", frame_html(funnel_frame)]
+            if len(skipped):
+                block.append(frame_html(skipped))
+            if len(files):
+                block.append(f"<details><summary>files read ({summ['read_files']:,}; first "
+                             f"{len(files)} listed)</summary>{frame_html(files, max_rows=MAX_FILES_LISTED)}</details>")
+            s.blocks.append("".join(block))
+            _plot(s, f"funnel {i}", lambda: funnel(report))
+
+        _guarded(s, f"predicate {i} ({q.where})", one)
+    if overview:
+        s.blocks.insert(0, frame_html(pd.DataFrame(overview), max_rows=200))
+    return s
+
+
+def _recommendations(frame: pd.DataFrame | None) -> Section | None:
+    if frame is None:
+        return None
+    s = Section("recommendations", "Recommendations")
+    s.blocks.append(frame_html(frame, max_rows=100))
+    return s
+
+
+def build_report(table: Table, workload: Any = None, recommendations: pd.DataFrame | None = None) -> TuningReport:
+    """Gather every section of the tuning report for ``table`` (a :class:`Table`)."""
+    wl = as_workload(workload)
+    explains: list[Any] = []
+    sections = [_overview(table), _files(table), _indexes(table), _deletion_vectors(table),
+                _workload(table, wl, explains)]
+    rec = _recommendations(recommendations)
+    if rec is not None:
+        sections.append(rec)
+    now = _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return TuningReport(table, wl, sections, now, explains)

@@ -1,0 +1,22 @@
+"""Write new Apache Paimon tables laid out exactly as Paimon 2.0 writes them.
+
+For tests, demos, what-if experiments and synthetic data: the writer only ever creates new tables
+(and appends snapshots to tables it created); it never writes into a user's warehouse table.
+
+>>> from paimon_lens.writer import TableWriter
+>>> w = TableWriter.create(path, arrow_schema, partition_keys=["dt"], bucket=-1,
+...                        options={"file-index.bloom-filter.columns": "id"})   # doctest: +SKIP
+>>> w.commit(arrow_table, rows_per_file=1000)                                     # doctest: +SKIP
+1
+
+Modules: :mod:`.schema` (Arrow -> Paimon types, ``schema-0``), :mod:`.stats` (``_VALUE_STATS``,
+stats modes), :mod:`.file_index` (index options -> container), :mod:`.data_file` (parquet file and
+its manifest entry), :mod:`.avro` (manifest schemas), :mod:`.table_writer` (partitions, buckets,
+manifests, snapshots).
+"""
+
+from __future__ import annotations
+
+from .table_writer import TableWriter
+
+__all__ = ["TableWriter"]

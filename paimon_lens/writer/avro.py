@@ -1,0 +1,84 @@
+"""Avro writer schemas of Paimon 2.0 manifests and manifest lists, and writing them.
+
+The schemas are verbatim copies of the writer schemas embedded in manifests written by Paimon
+release-2.0.0 (``tests/fixtures/tables20``): a manifest list record has ``_VERSION = 2`` first and
+the 2.x bucket/level/row-id summary; a manifest entry has ``_VERSION = 2``, ``_KIND``,
+``_PARTITION``, ``_BUCKET``, ``_TOTAL_BUCKETS`` and a ``_FILE`` record of 20 fields. Files are
+written with the ``zstandard`` codec (``manifest.compression = zstd``) and a random sync marker.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from typing import Any
+
+_NS = "org.apache.paimon.avro.generated.record"
+
+
+def _stats_schema(name: str) -> dict[str, Any]:
+    return {"type": "record", "name": name, "fields": [
+        {"name": "_MIN_VALUES", "type": "bytes"},
+        {"name": "_MAX_VALUES", "type": "bytes"},
+        {"default": None, "name": "_NULL_COUNTS", "type": ["null", {"type": "array", "items": ["null", "long"]}]},
+    ]}
+
+
+MANIFEST_LIST_SCHEMA: dict[str, Any] = {"type": "record", "name": _NS, "fields": [
+    {"name": "_VERSION", "type": "int"},
+    {"name": "_FILE_NAME", "type": "string"},
+    {"name": "_FILE_SIZE", "type": "long"},
+    {"name": "_NUM_ADDED_FILES", "type": "long"},
+    {"name": "_NUM_DELETED_FILES", "type": "long"},
+    {"name": "_PARTITION_STATS", "type": _stats_schema(_NS + "__PARTITION_STATS")},
+    {"name": "_SCHEMA_ID", "type": "long"},
+    {"default": None, "name": "_MIN_BUCKET", "type": ["null", "int"]},
+    {"default": None, "name": "_MAX_BUCKET", "type": ["null", "int"]},
+    {"default": None, "name": "_MIN_LEVEL", "type": ["null", "int"]},
+    {"default": None, "name": "_MAX_LEVEL", "type": ["null", "int"]},
+    {"default": None, "name": "_MIN_ROW_ID", "type": ["null", "long"]},
+    {"default": None, "name": "_MAX_ROW_ID", "type": ["null", "long"]},
+]}
+
+MANIFEST_SCHEMA: dict[str, Any] = {"type": "record", "name": _NS, "fields": [
+    {"name": "_VERSION", "type": "int"},
+    {"name": "_KIND", "type": "int"},
+    {"name": "_PARTITION", "type": "bytes"},
+    {"name": "_BUCKET", "type": "int"},
+    {"name": "_TOTAL_BUCKETS", "type": "int"},
+    {"name": "_FILE", "type": {"type": "record", "name": _NS + "__FILE", "fields": [
+        {"name": "_FILE_NAME", "type": "string"},
+        {"name": "_FILE_SIZE", "type": "long"},
+        {"name": "_ROW_COUNT", "type": "long"},
+        {"name": "_MIN_KEY", "type": "bytes"},
+        {"name": "_MAX_KEY", "type": "bytes"},
+        {"name": "_KEY_STATS", "type": _stats_schema(_NS + "__FILE__KEY_STATS")},
+        {"name": "_VALUE_STATS", "type": _stats_schema(_NS + "__FILE__VALUE_STATS")},
+        {"name": "_MIN_SEQUENCE_NUMBER", "type": "long"},
+        {"name": "_MAX_SEQUENCE_NUMBER", "type": "long"},
+        {"name": "_SCHEMA_ID", "type": "long"},
+        {"name": "_LEVEL", "type": "int"},
+        {"name": "_EXTRA_FILES", "type": {"type": "array", "items": "string"}},
+        {"default": None, "name": "_CREATION_TIME",
+         "type": ["null", {"logicalType": "timestamp-millis", "type": "long"}]},
+        {"default": None, "name": "_DELETE_ROW_COUNT", "type": ["null", "long"]},
+        {"default": None, "name": "_EMBEDDED_FILE_INDEX", "type": ["null", "bytes"]},
+        {"default": None, "name": "_FILE_SOURCE", "type": ["null", "int"]},
+        {"default": None, "name": "_VALUE_STATS_COLS", "type": ["null", {"type": "array", "items": "string"}]},
+        {"default": None, "name": "_EXTERNAL_PATH", "type": ["null", "string"]},
+        {"default": None, "name": "_FIRST_ROW_ID", "type": ["null", "long"]},
+        {"default": None, "name": "_WRITE_COLS", "type": ["null", {"type": "array", "items": "string"}]},
+    ]}},
+]}
+
+#: ``_VERSION`` of manifest entries and manifest list records written by Paimon 2.0
+MANIFEST_VERSION = 2
+
+
+def avro_bytes(schema: dict[str, Any], records: list[dict[str, Any]]) -> bytes:
+    """An Avro object container file (codec zstandard) holding ``records``."""
+    import fastavro
+
+    buf = io.BytesIO()
+    fastavro.writer(buf, fastavro.parse_schema(schema), records, codec="zstandard", sync_marker=os.urandom(16))
+    return buf.getvalue()

@@ -1,0 +1,141 @@
+"""The tuning report in headless Chromium: plots render, hostile table values stay inert text.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them) and selenium (dev
+extra). On a machine without them the tests are skipped, except in CI (``CI`` set), where a
+missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import paimon_lens
+
+from .hostile_table import MARK, PAYLOADS, SCRIPT_COL, hostile_workload, write_hostile_table
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+if not (CHROMIUM and CHROMEDRIVER):
+    if os.environ.get("CI"):
+        raise RuntimeError("CI must install Debian's chromium and chromium-driver for the browser tests")
+    pytest.skip("Debian packages chromium and chromium-driver are not installed", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1280,2200", "--disable-extensions"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _load(driver: Any, path: Path) -> None:
+    driver.get(path.resolve().as_uri())
+    driver.execute_script("return document.readyState")  # waits for the load event under the hood
+
+
+def _no_alert(driver: Any) -> bool:
+    from selenium.common.exceptions import NoAlertPresentException
+
+    try:
+        driver.switch_to.alert  # noqa: B018 - raises when there is none
+    except NoAlertPresentException:
+        return True
+    return False
+
+
+def _images_rendered(driver: Any) -> list[dict[str, Any]]:
+    return list(driver.execute_script(
+        "return Array.from(document.images).map(i => ({alt: i.alt, ok: i.complete && i.naturalWidth > 0,"
+        " w: i.naturalWidth, h: i.naturalHeight}))"))
+
+
+def _screenshot_has_plot_colours(png: Path) -> bool:
+    """The screenshot is not blank: it holds the bar colours of the plots (#4c78a8, #f58518)."""
+    import numpy as np
+    from matplotlib.image import imread
+
+    pixels = (imread(str(png))[..., :3] * 255).round().astype(int)
+    colours = {tuple(c) for c in pixels.reshape(-1, 3)[::7]}
+    return ((76, 120, 168) in colours or (245, 133, 24) in colours) and len(np.unique(pixels)) > 10
+
+
+def test_report_renders_with_plots(browser: Any, tmp_path: Path) -> None:
+    out = paimon_lens.report("data/events20", "data/events20.workload.sql").save(tmp_path / "report.html")
+    _load(browser, out)
+    assert browser.title == "paimon-lens tuning report: events20"
+    images = _images_rendered(browser)
+    assert len(images) >= 8
+    assert all(i["ok"] for i in images), [i for i in images if not i["ok"]]
+    body = browser.find_element("tag name", "body").text
+    assert "Workload: explain per predicate" in body and "country = 'DE'" in body
+    shot = tmp_path / "report.png"
+    assert browser.save_screenshot(str(shot))
+    assert shot.stat().st_size > 20_000
+    assert _screenshot_has_plot_colours(shot)
+    # no network: every resource of the page is the file itself or a data: URI
+    resources = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert all(r.startswith("data:") for r in resources), resources
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    root = write_hostile_table(tmp_path_factory.mktemp("hostile") / "evil")
+    return paimon_lens.report(str(root), hostile_workload())
+
+
+def _assert_inert(browser: Any, expected_title: str) -> str:
+    assert _no_alert(browser)
+    assert browser.title == expected_title
+    assert browser.execute_script("return window.__pwned === undefined && !document.querySelector('iframe')")
+    # no element was created from table text: no script/svg/iframe outside the plots' <img> tags
+    assert browser.execute_script("return document.querySelectorAll('script, iframe, svg, object, embed').length") == 0
+    assert browser.execute_script(
+        "return Array.from(document.images).every(i => i.src.startsWith('data:image/svg+xml;base64,'))")
+    body = browser.find_element("tag name", "body").text
+    assert MARK not in browser.title
+    return str(body)
+
+
+def test_hostile_table_report_is_inert(browser: Any, hostile: Any, tmp_path: Path) -> None:
+    out = hostile.save(tmp_path / "hostile.html")
+    _load(browser, out)
+    body = _assert_inert(browser, "paimon-lens tuning report: evil")
+    # the payloads are shown as text, exactly
+    assert SCRIPT_COL in body
+    assert PAYLOADS[1] in body
+    assert "'{{7*7}} ${7*7}'" in body  # template syntax in table text is not evaluated
+    assert "= '49" not in body
+    images = _images_rendered(browser)
+    assert images and all(i["ok"] for i in images)
+    assert browser.save_screenshot(str(tmp_path / "hostile.png"))
+
+
+def test_notebook_fragment_is_inert_without_csp(browser: Any, hostile: Any, tmp_path: Path) -> None:
+    """What a notebook shows (no CSP meta there): escaping alone must keep it inert."""
+    table = paimon_lens.open_table(hostile.table.path)
+    parts = [hostile._repr_html_(), table._repr_html_(), table.files()._repr_html_(),
+             table.bitmap_values(SCRIPT_COL)._repr_html_(), hostile.explains[0]._repr_html_()]
+    page = tmp_path / "fragment.html"
+    page.write_text("<!DOCTYPE html><html><head><meta charset='utf-8'><title>fragment</title></head><body>"
+                    + "".join(parts) + "</body></html>", encoding="utf-8")
+    _load(browser, page)
+    body = _assert_inert(browser, "fragment")
+    assert SCRIPT_COL in body and PAYLOADS[2] in body

@@ -1,0 +1,39 @@
+"""The notebooks in ``notebooks/`` run top to bottom (nbclient, a real kernel) and are stored without outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
+
+
+def test_there_are_notebooks() -> None:
+    assert [p.name for p in NOTEBOOKS] == ["01_tour.ipynb", "02_explain.ipynb", "03_report.ipynb"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_stored_without_outputs(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, f"{path.name}: strip outputs before committing"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_executes(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
+    client.execute()  # raises CellExecutionError, with the cell and traceback, on the first failing cell
+    outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    mimes = {m for o in outputs for m in o.get("data", {})}
+    assert "text/html" in mimes
+    if path.stem in ("01_tour", "02_explain"):
+        assert "image/png" in mimes  # plots display without pyplot or %matplotlib
+    if path.stem == "02_explain":
+        assert "application/vnd.jupyter.widget-view+json" in mimes
