@@ -51,10 +51,8 @@ import struct
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, pairwise
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
-import numpy as np
-import numpy.typing as npt
 from pyroaring import BitMap
 
 from ..io.reader import ByteReader
@@ -62,7 +60,11 @@ from ..types import DataType
 from .bitmap_meta import JavaHashMapOrder, KeyCodec, java_binary_search, key_codec
 from .reader import FileIndexReader
 from .result import BitmapIndexResult, FileIndexResult
-from .roaring import serialized_size
+from .roaring import portable_cardinalities, serialized_size
+
+if TYPE_CHECKING:  # at run time numpy is imported inside the functions using it (a slow import)
+    import numpy as np
+    import numpy.typing as npt
 
 VERSION_1 = 1
 VERSION_2 = 2
@@ -253,6 +255,8 @@ class _Run:
 
     def arrays(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """The offsets and lengths as int64 arrays."""
+        import numpy as np
+
         if self.offset_array is None:
             self.offset_array = np.array(self.offsets, dtype=np.int64)
         if self.length_array is None:
@@ -283,6 +287,8 @@ class _Block:
 _SMALL = 48  # runs shorter than this are decoded entry by entry (numpy does not pay off)
 _V1_BATCH = 4096  # V1 dictionary entries decoded per batch
 _BATCH_BYTES = 256 * 1024  # serialized bitmap bytes decoded per batch (at least one bitmap)
+_COUNT_BATCH = 4096  # index entries summary() counts from the bitmap headers at once (about)
+_COUNT_MAX_BYTES = 256  # larger bitmaps are cheaper to deserialise than to count with numpy
 _deserialize = BitMap.deserialize
 _bitmap_max = BitMap.max
 
@@ -290,9 +296,14 @@ _bitmap_max = BitMap.max
 _Parsed = tuple[list[Hashable], list[list[int]], "npt.NDArray[np.int64] | None"]
 
 
-def _split(run: _Run) -> Iterator[tuple[_Run, bool]]:
+def _split(run: _Run, split: bool = True) -> Iterator[tuple[_Run, bool]]:
     """A bulk run cut into pieces of about :data:`_BATCH_BYTES` of bitmaps (at least one entry each)."""
+    import numpy as np
+
     n = len(run.keys)
+    if not split:
+        yield run, True
+        return
     sizes = np.cumsum(np.maximum(run.arrays()[1], 0))
     if n < 2 or sizes[-1] <= _BATCH_BYTES:
         yield run, True
@@ -370,6 +381,8 @@ class BitmapFileIndexReader(FileIndexReader):
 
         Many fixed-size keys are decoded with one ``numpy.frombuffer``, a few with ``struct``.
         """
+        import numpy as np
+
         r, codec = self._r, self._codec
         limit = len(r) if end is None else end
         if not codec.fixed:
@@ -397,6 +410,8 @@ class BitmapFileIndexReader(FileIndexReader):
 
     def _read_string_keys(self, count: int, fields: int, field: str, limit: int) -> _Parsed:
         """String keys: keys of one length with one ``frombuffer``, else one pass over the lengths."""
+        import numpy as np
+
         if count < _SMALL:
             return self._read_string_keys_checked(count, fields, field, limit)
         r = self._r
@@ -463,6 +478,8 @@ class BitmapFileIndexReader(FileIndexReader):
         return keys, [[row[f] for row in rest] for f in range(fields)], None
 
     def _parse_v1_dictionary(self) -> None:
+        import numpy as np
+
         keys, (offsets,), tail = self._read_keys(self.non_null_bitmap_count, 1, "dictionary")
         self.body_start = self._r.pos
         self.index_block_start = self.body_start
@@ -672,13 +689,15 @@ class BitmapFileIndexReader(FileIndexReader):
         for i in range(len(self._blocks)):
             yield self._block(i).entries
 
-    def _pieces(self) -> Iterator[tuple[_Run, bool]]:
+    def _pieces(self, split: bool = True) -> Iterator[tuple[_Run, bool]]:
         """Every entry in stored order, in runs; True marks a run to decode in bulk.
 
         A bulk run holds only in-range stored bitmaps and valid single rows (bounds checked with
-        numpy), about :data:`_BATCH_BYTES` of bitmaps at most. The others (short runs, and each
-        entry that is neither) are decoded one entry at a time by :meth:`_one_by_one`.
+        numpy), about :data:`_BATCH_BYTES` of bitmaps at most if ``split``. The others (short runs,
+        and each entry that is neither) are decoded one entry at a time by :meth:`_one_by_one`.
         """
+        import numpy as np
+
         body, end, row_count = self.body_start, len(self._r), self.row_count
         for run in self._runs():
             if len(run.keys) < _SMALL:
@@ -688,16 +707,16 @@ class BitmapFileIndexReader(FileIndexReader):
             stored = offsets >= 0
             bad = np.where(stored, (lengths < 0) | (offsets + lengths + body > end), -1 - offsets >= row_count)
             if not bad.any():
-                yield from _split(run)
+                yield from _split(run, split)
                 continue
             a = 0
             for j in np.flatnonzero(bad).tolist():
                 if a < j:
-                    yield from _split(run[a:j])
+                    yield from _split(run[a:j], split)
                 yield run[j:j + 1], False
                 a = j + 1
             if a < len(run.keys):
-                yield from _split(run[a:])
+                yield from _split(run[a:], split)
 
     def _one_by_one(self, run: _Run) -> Iterator[tuple[Hashable, BitMap, int]]:
         """(raw key, rows, bitmap bytes) of each entry of a run, decoded one at a time.
@@ -731,6 +750,8 @@ class BitmapFileIndexReader(FileIndexReader):
 
     def _decode_run(self, run: _Run) -> list[BitMap] | None:
         """The rows of every entry of a bulk run, or None if pyroaring or the row check rejects one."""
+        import numpy as np
+
         stored, starts, stops = self._stored_ranges(run)
         try:
             bms = list(map(_deserialize, map(self._r.data.__getitem__, map(slice, starts, stops))))
@@ -748,27 +769,69 @@ class BitmapFileIndexReader(FileIndexReader):
         order[singles] = np.arange(n - len(singles), n)
         return list(map(bms.__getitem__, order.tolist()))
 
-    def _count_run(self, run: _Run) -> tuple[list[int], list[int]] | None:
-        """(row counts, bitmap bytes) of a bulk run, or None if pyroaring or the row check rejects one.
+    def _count_runs(self, runs: list[_Run], keys: list[Hashable], rows: list[int], sizes: list[int]) -> None:
+        """Append the raw keys, row counts and bitmap sizes of bulk runs to ``keys``, ``rows``, ``sizes``.
 
-        Each bitmap is dropped as soon as it is counted, while its memory is still warm.
+        The row counts of small bitmaps come from their serialized form
+        (:func:`~paimon_lens.formats.roaring.portable_cardinalities`, all runs at once); the others,
+        and any small one it does not vouch for, are deserialised. If pyroaring or the row check
+        rejects one of those, they are decoded again one by one by :meth:`_read_sized`, in order,
+        which raises the error the entry-by-entry path raises.
         """
-        stored, starts, stops = self._stored_ranges(run)
-        row_count = self.row_count
-        rows: list[int] = []
-        append = rows.append
+        if not runs:
+            return
+        import numpy as np
+
+        if len(runs) == 1:
+            offsets, lengths = runs[0].arrays()
+        else:
+            parts = [run.arrays() for run in runs]
+            offsets = np.concatenate([p[0] for p in parts])
+            lengths = np.concatenate([p[1] for p in parts])
+        stored = offsets >= 0
+        all_stored = bool(stored.all())
+        starts = (offsets if all_stored else offsets[stored]) + self.body_start
+        stored_lengths = lengths if all_stored else lengths[stored]
+        counts, ok = portable_cardinalities(self._r.data, starts, stored_lengths, self.row_count,
+                                            _COUNT_MAX_BYTES)
+        if not ok.all():
+            todo = np.flatnonzero(~ok)
+            counts[todo] = self._decode_counts(starts[todo], stored_lengths[todo], runs, np.flatnonzero(stored)[todo])
+        for run in runs:
+            keys += run.keys
+        if all_stored:
+            rows += counts.tolist()
+            sizes += lengths.tolist()
+        else:
+            row_counts = np.ones(len(offsets), dtype=np.int64)
+            row_counts[stored] = counts
+            rows += row_counts.tolist()
+            sizes += np.where(stored, lengths, 0).tolist()
+
+    def _decode_counts(self, starts: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64], runs: list[_Run],
+                       entries: npt.NDArray[np.int64]) -> list[int]:
+        """Row counts of stored bitmaps, deserialised; ``entries`` index the entries of ``runs``.
+
+        A bitmap pyroaring or the row check rejects is decoded again, with the ones before it, by
+        :meth:`_read_sized` (which raises with path, offset and field).
+        """
+        data, row_count = self._r.data, self.row_count
+        counts: list[int] = []
+        append = counts.append
         try:
-            for bm in map(_deserialize, map(self._r.data.__getitem__, map(slice, starts, stops))):
-                if bm.max() >= row_count:
-                    return None
+            stops = (starts + lengths).tolist()
+            for bm in map(_deserialize, map(data.__getitem__, map(slice, starts.tolist(), stops))):
+                if bm and bm.max() >= row_count:
+                    break
                 append(len(bm))
-        except Exception:  # a bitmap pyroaring rejects, or an empty one (max() raises)
-            return None
-        if len(rows) == len(run.keys):
-            return rows, run.lengths
-        counts = np.ones(len(run.keys), dtype=np.int64)
-        counts[stored] = rows
-        return counts.tolist(), np.where(stored, run.arrays()[1], 0).tolist()
+            else:
+                return counts
+        except Exception:  # a bitmap pyroaring rejects
+            pass
+        body = self.body_start
+        run_keys = runs[0].keys if len(runs) == 1 else list(chain.from_iterable(run.keys for run in runs))
+        return [len(self._read_sized(start - body, length, run_keys[e])[0])
+                for start, length, e in zip(starts.tolist(), lengths.tolist(), entries.tolist())]
 
     def iter_bitmaps(self) -> Iterator[tuple[Any, BitMap]]:
         """Every distinct non-null value with its rows, in stored order (V2: sorted).
@@ -824,18 +887,28 @@ class BitmapFileIndexReader(FileIndexReader):
         rows: list[int] = []
         sizes: list[int] = []
         singletons = 0
-        for run, bulk in self._pieces():
-            counted = self._count_run(run) if bulk else None
-            if counted is None:
-                for key, bm, size in self._one_by_one(run):
-                    keys.append(key)
-                    rows.append(len(bm))
-                    sizes.append(size)
-            else:
-                keys += run.keys
-                rows += counted[0]
-                sizes += counted[1]
-            singletons += run.single_rows()
+        pending: list[_Run] = []  # bulk runs not counted yet, at most about _COUNT_BATCH entries
+        waiting = 0
+        try:
+            for run, bulk in self._pieces(split=False):
+                if bulk:
+                    pending.append(run)
+                    waiting += len(run.keys)
+                    if waiting >= _COUNT_BATCH:
+                        batch, pending, waiting = pending, [], 0
+                        self._count_runs(batch, keys, rows, sizes)
+                else:
+                    batch, pending, waiting = pending, [], 0
+                    self._count_runs(batch, keys, rows, sizes)
+                    for key, bm, size in self._one_by_one(run):
+                        keys.append(key)
+                        rows.append(len(bm))
+                        sizes.append(size)
+                singletons += run.single_rows()
+        except Exception:
+            self._count_runs(pending, keys, rows, sizes)  # an error in an earlier bitmap comes first
+            raise
+        self._count_runs(pending, keys, rows, sizes)
         if len(keys) != self.non_null_bitmap_count:
             raise r.error("non_null_bitmap_count", len(keys), self.non_null_bitmap_count, at=5,
                           detail="the header count differs from the entries stored")

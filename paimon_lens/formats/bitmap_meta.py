@@ -275,7 +275,10 @@ class KeyCodec:
         """:meth:`to_value` of many raw keys at once (one list, in order)."""
         k = self.kind
         if k == "string":
-            return [key.decode("utf-8", "replace") for key in keys]  # type: ignore[attr-defined]  # bytes keys
+            try:  # valid UTF-8 decodes the same strictly, and map() is faster than a comprehension
+                return list(map(bytes.decode, keys))  # type: ignore[arg-type]  # bytes keys
+            except UnicodeDecodeError:
+                return [key.decode("utf-8", "replace") for key in keys]  # type: ignore[attr-defined]
         if k in ("byte", "short", "int", "long") and self.ts_micros is None:
             return list(keys)
         return list(map(self.to_value, keys))
