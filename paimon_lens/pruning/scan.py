@@ -58,7 +58,7 @@ from ..types import DataField
 from .bucket import BucketSelector
 from .compare import row_test
 from .evolution import devolve_filter, fields_within, filter_unsafe_filter, pick, split_and
-from .stats import stats_reason, stats_test
+from .stats import StatsTest, compile_stats_test, stats_reason
 
 if TYPE_CHECKING:
     from ..metadata.schema import TableSchema
@@ -200,6 +200,9 @@ class _SchemaFilters:
         fields = planner.fields
         self.full = filter_unsafe_filter(planner.predicate, fields, file_schema.fields, same)
         self.safe = filter_unsafe_filter(planner.data_filter, fields, file_schema.fields, same)
+        # stats_test(full / safe, ..., planner.fields, memo), compiled once for the files of this schema
+        self.full_test: StatsTest | None = None if self.full is None else compile_stats_test(self.full, fields)
+        self.safe_test: StatsTest | None = None if self.safe is None else compile_stats_test(self.safe, fields)
         self.file_keys: list[DataField] = []
         self.safe_key: Predicate | None = None
         if planner.key_filter is not None:
@@ -364,8 +367,8 @@ class _Planner:
         d["bucket_keep"] = None if buckets is None else entry.bucket in buckets
         d["level_keep"] = not (self.pk and self.skip_level0 and f.level == 0)
         memo: dict[int, bool] = {}  # leaf answers on this file's value stats
-        full = sf.full
-        d["stats_keep"] = full is None or stats_test(full, f.row_count, lf.stats, self.fields, memo)
+        full_test = sf.full_test
+        d["stats_keep"] = full_test is None or full_test(f.row_count, lf.stats, memo)
         reached = part_keep and d["bucket_keep"] is not False and d["level_keep"]
         self._index(ev, sf)
         if reached:  # the value filter only matters for files that reach it
@@ -390,10 +393,10 @@ class _Planner:
         f = ev.lf.entry.file
         if self.data_filter is None:
             return
-        safe = sf.safe
-        if safe is None:
+        safe, safe_test = sf.safe, sf.safe_test
+        if safe is None or safe_test is None:
             return  # no conjunct is safe for this schema: Paimon keeps the file and skips the index
-        if not stats_test(safe, f.row_count, ev.lf.stats, self.fields, memo):
+        if not safe_test(f.row_count, ev.lf.stats, memo):
             ev.value_test, ev.value_stage = False, "stats"
             ev.value_reason = "stats: " + (stats_reason(safe, f.row_count, ev.lf.stats, self.fields, memo) or "")
             return

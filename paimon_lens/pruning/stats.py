@@ -34,7 +34,8 @@ throws (``compareLiteral`` of null); :func:`stats_test` keeps the file instead.
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from decimal import Decimal
 from functools import partial
 from typing import Any
 
@@ -243,3 +244,122 @@ def _compound_reason(predicate: CompoundPredicate, row_count: int, stats: Sequen
         return next(r for r in reasons if r is not None)
     parts = [r for r in reasons if r is not None]
     return " and ".join(f"({r})" if len(parts) > 1 else r for r in parts)
+
+
+# ---- compiled tests ---------------------------------------------------------------------------
+
+StatsTest = Callable[[int, Sequence[ColumnStats], dict[int, bool]], bool]
+"""``(row_count, stats, memo) -> bool``: a predicate compiled by :func:`compile_stats_test`."""
+
+_DIRECT_ROOTS = {str: None, int: frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "TIME", "DECIMAL"}),
+                 Decimal: frozenset({"DECIMAL"})}
+
+
+def _direct(lit: Any, dtype: DataType) -> bool:
+    """Whether :func:`java_compare` of ``lit`` with a value of the same Python type is plain ``<``/``>``."""
+    kind = type(lit)
+    if kind is str:
+        return dtype.root not in ("FLOAT", "DOUBLE")
+    roots = _DIRECT_ROOTS.get(kind)
+    return roots is not None and dtype.root in roots
+
+
+def _column_slots(leaf: LeafPredicate, fields: Sequence[DataField]) -> tuple[int, ...]:
+    """The positions :func:`_column` may take the leaf's stats from, in the order it tries them."""
+    i = leaf.index
+    first = (i,) if 0 <= i < len(fields) and fields[i].name == leaf.field else ()
+    return first + tuple(j for j, f in enumerate(fields) if f.name == leaf.field)
+
+
+def _compile_leaf(leaf: LeafPredicate, fields: Sequence[DataField]) -> StatsTest:
+    slots = _column_slots(leaf, fields)
+    key = id(leaf)
+    fn, lits, t = leaf.function, leaf.literals, leaf.type
+    general = leaf_stats_test
+
+    def column(stats: Sequence[ColumnStats]) -> ColumnStats:
+        n = len(stats)
+        for j in slots:
+            if j < n:
+                return stats[j]
+        return UNKNOWN
+
+    check: Callable[[Any, Any], bool] | None = None
+    if fn in ("Equal", "LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual", "Between") \
+            and not _has_null(lits) and all(_direct(x, t) for x in lits):
+        # the leaf function on known, non-null stats, with java_compare's plain comparison whenever
+        # min and max have the literal's Python type (else java_compare itself)
+        lo = lits[0]
+        hi = lits[1] if fn == "Between" else lo
+        kind_lo, kind_hi = type(lo), type(hi)
+        if fn == "Equal":
+            def check(mn: Any, mx: Any) -> bool:
+                if type(mn) is kind_lo and type(mx) is kind_lo:
+                    return mn <= lo <= mx
+                return java_compare(lo, mn, t) >= 0 and java_compare(lo, mx, t) <= 0
+        elif fn == "Between":
+            def check(mn: Any, mx: Any) -> bool:
+                if type(mn) is kind_hi and type(mx) is kind_lo:
+                    return lo <= mx and hi >= mn
+                return java_compare(lo, mx, t) <= 0 and java_compare(hi, mn, t) >= 0
+        elif fn == "LessThan":
+            def check(mn: Any, mx: Any) -> bool:
+                return lo > mn if type(mn) is kind_lo else java_compare(lo, mn, t) > 0
+        elif fn == "LessOrEqual":
+            def check(mn: Any, mx: Any) -> bool:
+                return lo >= mn if type(mn) is kind_lo else java_compare(lo, mn, t) >= 0
+        elif fn == "GreaterThan":
+            def check(mn: Any, mx: Any) -> bool:
+                return lo < mx if type(mx) is kind_lo else java_compare(lo, mx, t) < 0
+        else:
+            def check(mn: Any, mx: Any) -> bool:
+                return lo <= mx if type(mx) is kind_lo else java_compare(lo, mx, t) <= 0
+
+    if check is None:
+        def test(row_count: int, stats: Sequence[ColumnStats], memo: dict[int, bool]) -> bool:
+            got = memo.get(key)
+            if got is None:
+                got = memo[key] = general(leaf, row_count, column(stats))
+            return got
+        return test
+
+    fast = check
+
+    def test_range(row_count: int, stats: Sequence[ColumnStats], memo: dict[int, bool]) -> bool:
+        got = memo.get(key)
+        if got is None:
+            col = column(stats)
+            mn, mx, nc = col.min, col.max, col.null_count
+            if mn is None or mx is None:  # leaf_stats_test: unknown bounds keep, unless all rows are null
+                got = (nc is None or nc != row_count) or False
+            elif nc is not None and nc == row_count:
+                got = False
+            else:
+                got = fast(mn, mx)
+            memo[key] = got
+        return got
+    return test_range
+
+
+def compile_stats_test(predicate: Predicate, fields: Sequence[DataField]) -> StatsTest:
+    """``predicate`` as a function ``(row_count, stats, memo) -> bool`` equal to
+    ``stats_test(predicate, row_count, stats, fields, memo)`` (the same answers, the same memo
+    entries), with the per-leaf work that does not depend on the file (column position, literal
+    checks, comparison kind) done once. Compile once per predicate and row type, call per file."""
+    if isinstance(predicate, LeafPredicate):
+        return _compile_leaf(predicate, fields)
+    children = tuple(compile_stats_test(c, fields) for c in predicate.children)
+    if predicate.function == "And":
+        def test_and(row_count: int, stats: Sequence[ColumnStats], memo: dict[int, bool]) -> bool:
+            for child in children:  # noqa: SIM110 (a loop is cheaper than all() over a generator)
+                if not child(row_count, stats, memo):
+                    return False
+            return True
+        return test_and
+
+    def test_or(row_count: int, stats: Sequence[ColumnStats], memo: dict[int, bool]) -> bool:
+        for child in children:  # noqa: SIM110
+            if child(row_count, stats, memo):
+                return True
+        return False
+    return test_or
