@@ -17,14 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from ..errors import CorruptFileError
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
 HASH_INDEX = "HASH"
-_BE_INT32 = np.dtype(">i4")
+_BE_INT32 = ">i4"  # numpy dtype string; numpy is imported when a HASH index is decoded
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,6 +77,8 @@ def read_hash_index(data: bytes, path: str | None = None, expected_count: int | 
         raise CorruptFileError(path, None, "row_count", f"{expected_count} hash codes "
                                f"({4 * expected_count} bytes)", f"{count} ({len(data)} bytes)",
                                detail="file size disagrees with the index manifest row count")
+    import numpy as np
+
     hashes = np.frombuffer(data, dtype=_BE_INT32).astype(np.int32)
     hashes.flags.writeable = False
     distinct = int(np.unique(hashes).size)
@@ -90,4 +94,6 @@ def write_hash_index(hashes: Iterable[int]) -> bytes:
     for v in values:
         if not -(1 << 31) <= v < (1 << 31):
             raise ValueError(f"hash code {v} is not a 32-bit signed int")
+    import numpy as np
+
     return np.asarray(values, dtype=np.int64).astype(_BE_INT32).tobytes()

@@ -172,8 +172,8 @@ class ExplainReport:
         }
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per data file (see :data:`EXPLAIN_COLUMNS`)."""
-        import pandas as pd
+        """One row per data file (see :data:`EXPLAIN_COLUMNS`); displays with human units."""
+        from ..presentation.display import LensFrame
 
         ptypes = {p.name: p.type for p in self.table.schema.partition_fields}
         rows = []
@@ -188,7 +188,7 @@ class ExplainReport:
                 "rows_after_dv": f.rows_after_dv, "matching_rows": f.matching_rows, "stage": f.stage,
                 "reason": f.reason, "flags": ", ".join(f.flags),
             })
-        return pd.DataFrame(rows, columns=list(EXPLAIN_COLUMNS))
+        return LensFrame(rows, columns=list(EXPLAIN_COLUMNS))
 
     def _repr_html_(self) -> str:
         from ..presentation.html import render_explain
