@@ -71,13 +71,41 @@ def _empty(ax: Axes, message: str) -> None:
     ax.set_yticks([])
 
 
+def _byte_scale(vmax: float) -> tuple[float, str]:
+    import math
+
+    power = min(int(math.log(max(abs(vmax), 1.0), 1024)), 4)
+    return 1024.0 ** power, ("B", "KiB", "MiB", "GiB", "TiB")[power]
+
+
 def _human_axis(ax: Axes, axis: str = "x") -> None:
-    from matplotlib.ticker import FuncFormatter
+    """Byte ticks at round numbers of one binary unit chosen from the axis range."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-    from .display import human_bytes
+    target = ax.xaxis if axis == "x" else ax.yaxis
 
-    fmt = FuncFormatter(lambda v, _pos: human_bytes(v) if v >= 0 else "")
-    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(fmt)
+    class ByteLocator(MaxNLocator):
+        def tick_values(self, vmin: float, vmax: float) -> Any:
+            scale, _ = _byte_scale(max(abs(vmin), abs(vmax)))
+            return [t * scale for t in super().tick_values(vmin / scale, vmax / scale)]
+
+    target.set_major_locator(ByteLocator(nbins=6, steps=[1, 2, 2.5, 5, 10]))
+
+    def fmt(v: float, _pos: int | None) -> str:
+        if v < 0:
+            return ""
+        scale, unit = _byte_scale(max(abs(x) for x in target.get_view_interval()))
+        scaled = [t / scale for t in target.get_majorticklocs()]
+        decimals = next((d for d in range(3) if all(abs(round(t, d) - t) < 1e-9 for t in scaled)), 3)
+        return f"{v / scale:.{0 if unit == 'B' else decimals}f} {unit}"
+
+    target.set_major_formatter(FuncFormatter(fmt))
+
+
+def _integer_axis(ax: Axes, axis: str = "y") -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    (ax.yaxis if axis == "y" else ax.xaxis).set_major_locator(MaxNLocator(integer=True))
 
 
 # ---- explain ---------------------------------------------------------------------------------
@@ -117,6 +145,8 @@ def file_sizes(table: Table, bins: int = 30) -> Figure:
     ax1.hist(sizes, bins=bins, color=PALETTE[0])
     ax1.set_title(f"file size ({len(files):,} files)")
     _human_axis(ax1)
+    _integer_axis(ax1)
+    _integer_axis(ax2)
     ax1.set_ylabel("files")
     ax2.hist(rows, bins=bins, color=PALETTE[1])
     ax2.set_title("rows per file")

@@ -98,3 +98,16 @@ def test_svg_export_is_xml_without_script(events) -> None:  # type: ignore[no-un
 
 def test_plots_module_reachable_lazily() -> None:
     assert paimon_lens.plots is plots
+
+
+def test_byte_axis_labels_name_their_tick_exactly(events) -> None:  # type: ignore[no-untyped-def]
+    for fig, ax_index in ((plots.index_bytes(events), 0), (plots.file_sizes(events), 0)):
+        plots.figure_png(fig)  # draw, so the tick labels exist
+        ax = fig.axes[ax_index]
+        units = {"B": 1, "KiB": 1024, "MiB": 1024**2}
+        labels = [(t.get_position()[0], t.get_text()) for t in ax.get_xticklabels() if t.get_text()]
+        assert len(labels) >= 3
+        assert len({text.split()[1] for _, text in labels}) == 1  # one unit per axis
+        for pos, text in labels:
+            number, unit = text.split()
+            assert float(number) * units[unit] == pytest.approx(pos, abs=1e-6)
