@@ -73,6 +73,7 @@ from paimon_lens.formats.file_index import write_file_index
 from paimon_lens.formats.range_bitmap import write_range_bitmap
 from paimon_lens.metadata.binary_row import encode_binary_row
 from paimon_lens.types import DataType, Timestamp, parse_type
+from paimon_lens.writer.avro import INDEX_MANIFEST_SCHEMA, MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA
 
 # ---- the table ----------------------------------------------------------------------------------
 
@@ -115,93 +116,8 @@ _STATS_TYPES = [_TYPES[name] for _, name, _ in COLUMNS]
 _BIGINT = _TYPES["id"]
 _STRING = _TYPES["dt"]
 
-# ---- Avro writer schemas, verbatim from manifests written by Paimon release-2.0.0 ---------------
+# ---- Avro writer schemas (verbatim from Paimon release-2.0.0 manifests): paimon_lens.writer.avro
 
-_NS = "org.apache.paimon.avro.generated.record"
-
-
-def _stats_schema(name: str) -> dict[str, Any]:
-    return {"type": "record", "name": name, "fields": [
-        {"name": "_MIN_VALUES", "type": "bytes"},
-        {"name": "_MAX_VALUES", "type": "bytes"},
-        {"default": None, "name": "_NULL_COUNTS", "type": ["null", {"type": "array", "items": ["null", "long"]}]},
-    ]}
-
-
-MANIFEST_LIST_SCHEMA: dict[str, Any] = {"type": "record", "name": _NS, "fields": [
-    {"name": "_VERSION", "type": "int"},
-    {"name": "_FILE_NAME", "type": "string"},
-    {"name": "_FILE_SIZE", "type": "long"},
-    {"name": "_NUM_ADDED_FILES", "type": "long"},
-    {"name": "_NUM_DELETED_FILES", "type": "long"},
-    {"name": "_PARTITION_STATS", "type": _stats_schema(_NS + "__PARTITION_STATS")},
-    {"name": "_SCHEMA_ID", "type": "long"},
-    {"default": None, "name": "_MIN_BUCKET", "type": ["null", "int"]},
-    {"default": None, "name": "_MAX_BUCKET", "type": ["null", "int"]},
-    {"default": None, "name": "_MIN_LEVEL", "type": ["null", "int"]},
-    {"default": None, "name": "_MAX_LEVEL", "type": ["null", "int"]},
-    {"default": None, "name": "_MIN_ROW_ID", "type": ["null", "long"]},
-    {"default": None, "name": "_MAX_ROW_ID", "type": ["null", "long"]},
-]}
-
-MANIFEST_SCHEMA: dict[str, Any] = {"type": "record", "name": _NS, "fields": [
-    {"name": "_VERSION", "type": "int"},
-    {"name": "_KIND", "type": "int"},
-    {"name": "_PARTITION", "type": "bytes"},
-    {"name": "_BUCKET", "type": "int"},
-    {"name": "_TOTAL_BUCKETS", "type": "int"},
-    {"name": "_FILE", "type": {"type": "record", "name": _NS + "__FILE", "fields": [
-        {"name": "_FILE_NAME", "type": "string"},
-        {"name": "_FILE_SIZE", "type": "long"},
-        {"name": "_ROW_COUNT", "type": "long"},
-        {"name": "_MIN_KEY", "type": "bytes"},
-        {"name": "_MAX_KEY", "type": "bytes"},
-        {"name": "_KEY_STATS", "type": _stats_schema(_NS + "__FILE__KEY_STATS")},
-        {"name": "_VALUE_STATS", "type": _stats_schema(_NS + "__FILE__VALUE_STATS")},
-        {"name": "_MIN_SEQUENCE_NUMBER", "type": "long"},
-        {"name": "_MAX_SEQUENCE_NUMBER", "type": "long"},
-        {"name": "_SCHEMA_ID", "type": "long"},
-        {"name": "_LEVEL", "type": "int"},
-        {"name": "_EXTRA_FILES", "type": {"type": "array", "items": "string"}},
-        {"default": None, "name": "_CREATION_TIME",
-         "type": ["null", {"logicalType": "timestamp-millis", "type": "long"}]},
-        {"default": None, "name": "_DELETE_ROW_COUNT", "type": ["null", "long"]},
-        {"default": None, "name": "_EMBEDDED_FILE_INDEX", "type": ["null", "bytes"]},
-        {"default": None, "name": "_FILE_SOURCE", "type": ["null", "int"]},
-        {"default": None, "name": "_VALUE_STATS_COLS", "type": ["null", {"type": "array", "items": "string"}]},
-        {"default": None, "name": "_EXTERNAL_PATH", "type": ["null", "string"]},
-        {"default": None, "name": "_FIRST_ROW_ID", "type": ["null", "long"]},
-        {"default": None, "name": "_WRITE_COLS", "type": ["null", {"type": "array", "items": "string"}]},
-    ]}},
-]}
-
-INDEX_MANIFEST_SCHEMA: dict[str, Any] = {"type": "record", "name": _NS, "fields": [
-    {"name": "_VERSION", "type": "int"},
-    {"name": "_KIND", "type": "int"},
-    {"name": "_PARTITION", "type": "bytes"},
-    {"name": "_BUCKET", "type": "int"},
-    {"name": "_INDEX_TYPE", "type": "string"},
-    {"name": "_FILE_NAME", "type": "string"},
-    {"name": "_FILE_SIZE", "type": "long"},
-    {"name": "_ROW_COUNT", "type": "long"},
-    {"default": None, "name": "_DELETIONS_VECTORS_RANGES", "type": ["null", {"type": "array", "items": [
-        "null", {"type": "record", "name": _NS + "__DELETIONS_VECTORS_RANGES", "fields": [
-            {"name": "f0", "type": "string"},
-            {"name": "f1", "type": "int"},
-            {"name": "f2", "type": "int"},
-            {"default": None, "name": "_CARDINALITY", "type": ["null", "long"]},
-        ]}]}]},
-    {"default": None, "name": "_EXTERNAL_PATH", "type": ["null", "string"]},
-    {"default": None, "name": "_GLOBAL_INDEX", "type": ["null", {
-        "type": "record", "name": _NS + "__GLOBAL_INDEX", "fields": [
-            {"name": "_ROW_RANGE_START", "type": "long"},
-            {"name": "_ROW_RANGE_END", "type": "long"},
-            {"name": "_INDEX_FIELD_ID", "type": "int"},
-            {"default": None, "name": "_EXTRA_FIELD_IDS", "type": ["null", {"type": "array", "items": "int"}]},
-            {"default": None, "name": "_INDEX_META", "type": ["null", "bytes"]},
-            {"default": None, "name": "_SOURCE_META", "type": ["null", "bytes"]},
-        ]}]},
-]}
 
 
 # ---- Paimon's bucket function -------------------------------------------------------------------

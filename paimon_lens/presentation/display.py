@@ -21,98 +21,16 @@ escaped (table values are untrusted) and long frames are shown head and tail onl
 from __future__ import annotations
 
 import html
-import math
-import numbers
-from collections.abc import Callable
-from typing import Any
 
 import pandas as pd
 
+from .units import MAX_CELL, column_unit, format_cell, human_bytes, human_count, human_percent, is_number
+
+__all__ = ["LensFrame", "column_unit", "format_cell", "frame_html", "frame_text", "human_bytes", "human_count",
+           "human_percent", "lens_frame"]
+
 MAX_ROWS = 40
 """Rows shown before a frame is cut to its head and tail."""
-
-MAX_CELL = 120
-"""Characters shown of one cell."""
-
-_BYTES_NAMES = frozenset({"bytes", "file_size", "index_size", "data_bytes"})
-_COUNT_NAMES = frozenset({"row_count", "rows", "cardinality", "files", "estimated_items", "bits_set", "num_bits"})
-_PERCENT_NAMES = frozenset({"false_positive_probability", "fpp"})
-
-
-def human_bytes(n: float | None) -> str:
-    """``1536`` -> ``1.5 KiB`` (binary units); ``None`` -> ``-``."""
-    if n is None or (isinstance(n, float) and math.isnan(n)):
-        return "-"
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(size) < 1024 or unit == "TiB":
-            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} B"  # pragma: no cover - the loop always returns
-
-
-def human_count(n: float | None) -> str:
-    """``1234567`` -> ``1,234,567``; floats keep up to two decimals."""
-    if n is None or (isinstance(n, float) and math.isnan(n)):
-        return "-"
-    if float(n).is_integer():
-        return f"{int(n):,}"
-    return f"{n:,.2f}"
-
-
-def human_percent(x: float | None) -> str:
-    """``0.0123`` -> ``1.23 %``; tiny ratios keep three significant digits (``1e-06`` -> ``0.0001 %``)."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    p = 100.0 * float(x)
-    if p == 0:
-        return "0 %"
-    if abs(p) >= 0.01:
-        return f"{p:.2f} %"
-    return f"{p:.3g} %"
-
-
-def column_unit(name: str) -> str | None:
-    """``"bytes"``, ``"percent"``, ``"count"`` or ``None`` for a column name (see the module docs)."""
-    n = str(name)
-    if n in _BYTES_NAMES or n.endswith("_bytes"):
-        return "bytes"
-    if n in _PERCENT_NAMES or n.endswith("_ratio") or n.endswith("_fpp"):
-        return "percent"
-    if n in _COUNT_NAMES or n.endswith("_rows") or n.endswith("_count") or n.endswith("_files"):
-        return "count"
-    return None
-
-
-_FORMATTERS: dict[str, Callable[[Any], str]] = {
-    "bytes": human_bytes, "percent": human_percent, "count": human_count,
-}
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool)
-
-
-def format_cell(value: Any, unit: str | None = None) -> str:
-    """One cell as display text (never longer than :data:`MAX_CELL` characters)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        text = ""
-    elif unit is not None and _is_number(value):
-        text = _FORMATTERS[unit](value)
-    elif isinstance(value, bytes):
-        text = "0x" + value.hex()
-    elif isinstance(value, dict):
-        text = ", ".join(f"{k}={format_cell(v)}" for k, v in value.items())
-    else:
-        try:
-            missing = bool(pd.isna(value))
-        except (TypeError, ValueError):
-            missing = False
-        text = "" if missing else str(value)
-    if len(text) > MAX_CELL:
-        text = text[: MAX_CELL - 1] + "…"
-    return text
-
 
 def _shown(frame: pd.DataFrame, max_rows: int) -> tuple[pd.DataFrame, int | None]:
     """The rows to show and, when cut, the position of the ``…`` row."""
@@ -153,7 +71,7 @@ def frame_html(frame: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
             out.append(f'<tr><td colspan="{len(frame.columns)}">… {len(frame) - len(shown):,} more rows …</td></tr>')
         out.append("<tr>")
         for value, unit in zip(row, units):
-            cls = ' class="n"' if _is_number(value) else ""
+            cls = ' class="n"' if is_number(value) else ""
             raw = "" if value is None else str(value)
             title = f' title="{html.escape(raw[:400])}"' if unit is not None or len(raw) > MAX_CELL else ""
             out.append(f"<td{cls}{title}>{html.escape(format_cell(value, unit))}</td>")

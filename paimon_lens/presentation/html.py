@@ -5,23 +5,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from .units import human_bytes
+
 if TYPE_CHECKING:
     import jinja2
 
     from ..pruning.explain import ExplainReport
     from ..table import Table
-
-
-def human_bytes(n: float | None) -> str:
-    """``1536`` -> ``1.5 KiB``."""
-    if n is None:
-        return "-"
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(size) < 1024 or unit == "TiB":
-            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} B"  # pragma: no cover - the loop always returns
 
 
 @lru_cache(maxsize=1)

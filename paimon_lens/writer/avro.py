@@ -72,6 +72,34 @@ MANIFEST_SCHEMA: dict[str, Any] = {"type": "record", "name": _NS, "fields": [
 ]}
 
 #: ``_VERSION`` of manifest entries and manifest list records written by Paimon 2.0
+INDEX_MANIFEST_SCHEMA: dict[str, Any] = {"type": "record", "name": _NS, "fields": [
+    {"name": "_VERSION", "type": "int"},
+    {"name": "_KIND", "type": "int"},
+    {"name": "_PARTITION", "type": "bytes"},
+    {"name": "_BUCKET", "type": "int"},
+    {"name": "_INDEX_TYPE", "type": "string"},
+    {"name": "_FILE_NAME", "type": "string"},
+    {"name": "_FILE_SIZE", "type": "long"},
+    {"name": "_ROW_COUNT", "type": "long"},
+    {"default": None, "name": "_DELETIONS_VECTORS_RANGES", "type": ["null", {"type": "array", "items": [
+        "null", {"type": "record", "name": _NS + "__DELETIONS_VECTORS_RANGES", "fields": [
+            {"name": "f0", "type": "string"},
+            {"name": "f1", "type": "int"},
+            {"name": "f2", "type": "int"},
+            {"default": None, "name": "_CARDINALITY", "type": ["null", "long"]},
+        ]}]}]},
+    {"default": None, "name": "_EXTERNAL_PATH", "type": ["null", "string"]},
+    {"default": None, "name": "_GLOBAL_INDEX", "type": ["null", {
+        "type": "record", "name": _NS + "__GLOBAL_INDEX", "fields": [
+            {"name": "_ROW_RANGE_START", "type": "long"},
+            {"name": "_ROW_RANGE_END", "type": "long"},
+            {"name": "_INDEX_FIELD_ID", "type": "int"},
+            {"default": None, "name": "_EXTRA_FIELD_IDS", "type": ["null", {"type": "array", "items": "int"}]},
+            {"default": None, "name": "_INDEX_META", "type": ["null", "bytes"]},
+            {"default": None, "name": "_SOURCE_META", "type": ["null", "bytes"]},
+        ]}]},
+]}
+
 MANIFEST_VERSION = 2
 
 
