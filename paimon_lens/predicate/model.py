@@ -26,12 +26,6 @@ _NEGATE = {
     "IsNull": "IsNotNull", "IsNotNull": "IsNull", "In": "NotIn", "NotIn": "In",
 }
 
-_SYMBOL = {
-    "Equal": "=", "NotEqual": "<>", "LessThan": "<", "LessOrEqual": "<=",
-    "GreaterThan": ">", "GreaterOrEqual": ">=",
-}
-
-
 @dataclass(frozen=True)
 class LeafPredicate:
     """``function(field, literals)``; ``index`` is the field's position in the row type."""
@@ -58,20 +52,10 @@ class LeafPredicate:
         return f"{self.function}({self.field}{', ' + lits if lits else ''})"
 
     def sql(self) -> str:
-        """A readable SQL-like rendering."""
-        f, lits = self.field, self.literals
-        if self.function in _SYMBOL:
-            return f"{f} {_SYMBOL[self.function]} {lits[0]!r}"
-        if self.function == "IsNull":
-            return f"{f} IS NULL"
-        if self.function == "IsNotNull":
-            return f"{f} IS NOT NULL"
-        if self.function in ("In", "NotIn"):
-            neg = "NOT " if self.function == "NotIn" else ""
-            return f"{f} {neg}IN ({', '.join(repr(x) for x in lits)})"
-        if self.function == "Between":
-            return f"{f} BETWEEN {lits[0]!r} AND {lits[1]!r}"
-        return str(self)
+        """The predicate as WHERE text that parses back to it (:func:`.sql.to_sql`)."""
+        from .sql import to_sql
+
+        return to_sql(self)
 
 
 @dataclass(frozen=True)
@@ -92,9 +76,10 @@ class CompoundPredicate:
         return f"{self.function}([{', '.join(str(c) for c in self.children)}])"
 
     def sql(self) -> str:
-        """A readable SQL-like rendering."""
-        op = " AND " if self.function == "And" else " OR "
-        return "(" + op.join(c.sql() for c in self.children) + ")"
+        """The predicate as WHERE text that parses back to it (:func:`.sql.to_sql`)."""
+        from .sql import to_sql
+
+        return to_sql(self)
 
 
 Predicate = LeafPredicate | CompoundPredicate

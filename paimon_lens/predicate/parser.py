@@ -28,20 +28,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import PaimonLensError
-from ..types import DataField, DataType, Timestamp, date_from_days
-from ..values import float32
+from ..types import DataField
 from .bind import InExpansion
-from .fast import SQLGLOT_KEYWORDS, parse_fast
-from .model import CompoundPredicate, LeafPredicate, Predicate, and_, or_
+from .fast import parse_fast
+from .model import LeafPredicate, Predicate, and_, or_
+from .sql import literal_sql, quote_identifier, to_sql
 
 if TYPE_CHECKING:
     from ._sql import PaimonLensDialect
 
-__all__ = ["PaimonLensDialect", "PredicateError", "parse_where", "to_sql"]
+__all__ = ["PaimonLensDialect", "PredicateError", "literal_sql", "parse_where", "quote_identifier", "to_sql"]
 
 _WHERE = re.compile(r"\s*WHERE\b", re.IGNORECASE)
 _DEFAULT_DIALECTS = ("paimon", "flink", "default")
@@ -157,116 +156,3 @@ def _flatten(pred: Predicate) -> Predicate:
         return pred
     kids = [_flatten(c) for c in pred.children]
     return and_(*kids) if pred.function == "And" else or_(*kids)
-
-
-_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-@lru_cache(maxsize=1024)
-def _plain_identifier(name: str) -> bool:
-    if not _PLAIN_NAME.fullmatch(name):
-        return False
-    if name.upper() not in SQLGLOT_KEYWORDS:
-        return True  # sqlglot reads it as a column (tests/predicate/test_fast_parser.py checks this)
-    from ._sql import plain_identifier
-
-    return plain_identifier(name)
-
-
-def quote_identifier(name: str) -> str:
-    """A column name as SQL text for the default dialect (backquoted when needed)."""
-    return name if _plain_identifier(name) else "`" + name.replace("`", "``") + "`"
-
-
-def _quote(s: str) -> str:
-    return "'" + s.replace("'", "''") + "'"
-
-
-def literal_sql(value: Any, dtype: DataType) -> str:
-    """One internal value of ``dtype`` as a SQL literal that parses back to the same value."""
-    if value is None:
-        return "NULL"
-    r = dtype.root
-    if r == "BOOLEAN":
-        return "TRUE" if value else "FALSE"
-    if dtype.is_integral:
-        return str(int(value))
-    if r in ("FLOAT", "DOUBLE"):
-        f = float(value)
-        if f != f:
-            return "'NaN'"
-        if f in (float("inf"), float("-inf")):
-            return "'Infinity'" if f > 0 else "'-Infinity'"
-        return _float32_text(f) if r == "FLOAT" else repr(f)
-    if r == "DECIMAL":
-        return format(value, "f")
-    if dtype.is_string:
-        return _quote(str(value))
-    if dtype.is_binary:
-        return "X'" + bytes(value).hex() + "'"
-    if r == "DATE":
-        d = date_from_days(int(value))
-        return f"DATE '{d.year:04d}-{d.month:02d}-{d.day:02d}'"
-    if r == "TIME":
-        ms = int(value)
-        return f"TIME '{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}'"
-    if dtype.is_timestamp and isinstance(value, Timestamp):
-        digits = 3 if value.nano_of_millisecond == 0 else 6 if value.nano_of_millisecond % 1000 == 0 else 9
-        text = value.isoformat(digits).replace("T", " ")
-        return f"TIMESTAMP_LTZ '{text}'" if r == "TIMESTAMP_LTZ" else f"TIMESTAMP '{text}'"
-    return _quote(str(value))
-
-
-def _float32_text(value: float) -> str:
-    """The shortest decimal that reads back as this float32 (values.shortest_float32 without
-    its OverflowError for candidates rounding past the float32 maximum)."""
-    for digits in range(1, 10):
-        text = f"{value:.{digits}g}"
-        try:
-            if float32(float(text)) == value:
-                return repr(float(text))
-        except OverflowError:
-            continue
-    return repr(value)
-
-
-def _like_escape(s: str) -> str:
-    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-_SYMBOLS = {"Equal": "=", "NotEqual": "<>", "LessThan": "<", "LessOrEqual": "<=",
-            "GreaterThan": ">", "GreaterOrEqual": ">="}
-
-
-def to_sql(pred: Predicate) -> str:
-    """Render a predicate as WHERE text for the default dialect.
-
-    ``parse_where(to_sql(p), fields)`` gives ``p`` back for trees the parser produces
-    (flattened AND/OR). ``StartsWith``/``EndsWith``/``Contains`` print as ``LIKE``; when their
-    literal holds ``%``, ``_`` or ``\\`` the pattern needs escapes and parses back as ``Like``.
-    """
-    if isinstance(pred, CompoundPredicate):
-        op = " AND " if pred.function == "And" else " OR "
-        return op.join(f"({to_sql(c)})" if isinstance(c, CompoundPredicate) else to_sql(c) for c in pred.children)
-    col = quote_identifier(pred.field)
-    f, lits, t = pred.function, pred.literals, pred.type
-    if f in _SYMBOLS:
-        return f"{col} {_SYMBOLS[f]} {literal_sql(lits[0], t)}"
-    if f == "IsNull":
-        return f"{col} IS NULL"
-    if f == "IsNotNull":
-        return f"{col} IS NOT NULL"
-    if f in ("In", "NotIn"):
-        neg = "NOT " if f == "NotIn" else ""
-        return f"{col} {neg}IN ({', '.join(literal_sql(v, t) for v in lits)})"
-    if f == "Between":
-        return f"{col} BETWEEN {literal_sql(lits[0], t)} AND {literal_sql(lits[1], t)}"
-    if f == "StartsWith":
-        return f"{col} LIKE {_quote(_like_escape(str(lits[0])) + '%')}"
-    if f == "EndsWith":
-        return f"{col} LIKE {_quote('%' + _like_escape(str(lits[0])))}"
-    if f == "Contains":
-        return f"{col} LIKE {_quote('%' + _like_escape(str(lits[0])) + '%')}"
-    if f == "Like":
-        return f"{col} LIKE {_quote(str(lits[0]))}"
-    raise ValueError(f"cannot print leaf function {f!r}")

@@ -21,6 +21,7 @@ from sqlglot import exp
 
 from paimon_lens.predicate import CompoundPredicate, LeafPredicate, Predicate
 from paimon_lens.predicate import parser as parser_mod
+from paimon_lens.predicate import sql as sql_mod
 from paimon_lens.predicate._sql import PaimonLensDialect, parse_sqlglot, plain_identifier
 from paimon_lens.predicate.fast import SQLGLOT_KEYWORDS, parse_fast
 from paimon_lens.predicate.parser import PredicateError, parse_where, quote_identifier
@@ -266,9 +267,9 @@ def _identifier_candidates() -> list[str]:
 
 
 def test_plain_identifier_fast_decision_matches_sqlglot() -> None:
-    parser_mod._plain_identifier.cache_clear()
+    sql_mod._plain_identifier.cache_clear()
     for name in _identifier_candidates():
-        assert parser_mod._plain_identifier(name) == plain_identifier(name), name
+        assert sql_mod._plain_identifier(name) == plain_identifier(name), name
         assert quote_identifier(name) in (name, f"`{name}`")
 
 
