@@ -66,7 +66,7 @@ def read_columns(table: Table, lf: LiveFile, field_ids: Sequence[int]) -> dict[i
             import pyarrow.parquet as pq
 
             data = table.file_io.read_bytes(path)
-            arrow = pq.read_table(io.BytesIO(data), columns=names)
+            arrow = pq.read_table(io.BytesIO(data), columns=names, use_threads=False)  # small files: no pool
             raw = {n: arrow.column(n).to_pylist() for n in names}
         elif fmt == "orc":
             import pyarrow.orc as orc
