@@ -379,10 +379,9 @@ class BitmapFileIndexReader(FileIndexReader):
     def _read_keys(self, count: int, fields: int, field: str, end: int | None = None) -> _Parsed:
         """``count`` records of (key, ``fields`` trailing i32s) from the current position.
 
-        Many fixed-size keys are decoded with one ``numpy.frombuffer``, a few with ``struct``.
+        Many fixed-size keys are decoded with one ``numpy.frombuffer``, a few with ``struct``
+        (numpy is imported only for the many: small indexes never pay its import).
         """
-        import numpy as np
-
         r, codec = self._r, self._codec
         limit = len(r) if end is None else end
         if not codec.fixed:
@@ -399,6 +398,8 @@ class BitmapFileIndexReader(FileIndexReader):
             if mapper is not None:
                 keys = list(map(mapper, keys))
             return keys, [[row[f] for row in rows] for f in range(1, fields + 1)], None
+        import numpy as np
+
         records = np.frombuffer(r.data, np.dtype([("key", codec.numpy_dtype), ("tail", ">i4", (fields,))]),
                                 count, r.pos)
         r.pos += count * size
@@ -410,10 +411,10 @@ class BitmapFileIndexReader(FileIndexReader):
 
     def _read_string_keys(self, count: int, fields: int, field: str, limit: int) -> _Parsed:
         """String keys: keys of one length with one ``frombuffer``, else one pass over the lengths."""
-        import numpy as np
-
         if count < _SMALL:
             return self._read_string_keys_checked(count, fields, field, limit)
+        import numpy as np
+
         r = self._r
         data = r.data
         tail = 4 * fields
