@@ -20,6 +20,7 @@ __all__ = [
     "explore",
     "load_ipython_extension",
     "open_table",
+    "recommend",
     "report",
 ]
 
@@ -37,17 +38,37 @@ def _as_table(table: Any) -> Any:
     return table if isinstance(table, Table) else open_table(str(table))
 
 
-def report(table: Any, workload: Any = None, recommendations: Any = None) -> Any:
+def report(table: Any, workload: Any = None, recommendations: Any = None, *, recommend: bool = False,
+           **recommend_options: Any) -> Any:
     """The HTML tuning report of a table (a :class:`~paimon_lens.table.Table` or a path).
 
     ``workload`` is a workload file path, a list of WHERE strings or ``(where, weight)`` pairs, or
-    a :class:`~paimon_lens.workload.Workload`. Returns a
+    a :class:`~paimon_lens.workload.Workload`. ``recommend=True`` runs :func:`recommend` (options
+    passed through) and adds its advice; ``recommendations`` takes one already computed. Returns a
     :class:`~paimon_lens.presentation.report.TuningReport`: ``.save("report.html")`` writes the
     self-contained file, and a notebook displays it inline.
     """
     from .presentation.report import build_report
 
-    return build_report(_as_table(table), workload, recommendations)
+    t = _as_table(table)
+    if recommend and recommendations is None:
+        from .recommend.advise import recommend as _recommend
+
+        recommendations = _recommend(t, workload, **recommend_options)
+    return build_report(t, workload, recommendations)
+
+
+def recommend(table: Any, workload: Any = None, **options: Any) -> Any:
+    """Which file indexes the table should have, measured on its own data.
+
+    See :func:`paimon_lens.recommend.advise.recommend` (``workload=None`` derives one from the
+    column profiles; ``max_files`` samples). Returns an
+    :class:`~paimon_lens.recommend.advise.Advice`: ``.frame()``, ``.tradeoff_frame()``,
+    ``.pareto_frame()``, ``.statements("spark" | "flink")``, ``.to_dict()``.
+    """
+    from .recommend.advise import recommend as _recommend
+
+    return _recommend(_as_table(table), workload, **options)
 
 
 def explore(table: Any) -> Any:

@@ -8,7 +8,8 @@ JSON shapes are a contract relied on by scripts (fields are added, never renamed
     paimon-lens probe CONTAINER_FILE --schema "a INT, b STRING" (--where SQL | --where-file FILE) [--format json]
     paimon-lens explain TABLE_PATH (--where SQL | --where-file FILE) [--truth] [--positions] [--format json]
     paimon-lens dv DV_INDEX_FILE [--offset N --length N] [--bitmap64] [--format json]
-    paimon-lens report TABLE_PATH [--workload FILE] [--snapshot S] [-o report.html] [--format json]
+    paimon-lens report TABLE_PATH [--workload FILE] [--snapshot S] [--recommend] [-o report.html] [--format json]
+    paimon-lens recommend TABLE_PATH [--workload FILE] [--max-files N] [--format json]
 """
 
 from __future__ import annotations
@@ -233,12 +234,49 @@ def cmd_dv(args: argparse.Namespace, out: Any) -> int:
     return 0 if all(v.crc_ok for v in vectors) else 1
 
 
+def cmd_recommend(args: argparse.Namespace, out: Any) -> int:
+    """``recommend``: which file indexes the table should have, measured on its data."""
+    from ..recommend.advise import recommend
+
+    table = _open(args)
+    advice = recommend(table, args.workload, max_files=args.max_files, query_runs=args.query_runs)
+    if args.format == "json":
+        json.dump(advice.to_dict(), out, ensure_ascii=False, default=str)
+        out.write("\n")
+        return 0
+    doc = advice.to_dict()
+    wl = doc["workload"]
+    out.write(f"table {table.path}  snapshot {table.snapshot_id}  {doc['sampled_files']}/{doc['files']} files measured"
+              f"  {len(wl['queries'])} queries{' (derived from column profiles)' if wl['derived'] else ''}\n\n")
+    rows = [[r["column"], r["action"], r["label"], _human_bytes(r["index_bytes"]),
+             f"{r['files_skipped_per_query']:.1f}", _human_bytes(r["bytes_avoided_per_query"]), r["confidence"]]
+            for r in doc["recommendations"]]
+    _print_table(rows, ["column", "action", "index", "index bytes", "files skipped/q", "bytes avoided/q",
+                        "confidence"], out)
+    out.write("\n")
+    for r in doc["recommendations"]:
+        out.write(f"- {r['column']}: {r['reason']}\n")
+    out.write(f"- in-manifest-threshold {doc['in_manifest_threshold']['bytes']} B: "
+              f"{doc['in_manifest_threshold']['reason']}\n")
+    if doc["statements"]:
+        out.write("\n-- Spark SQL\n" + ";\n".join(doc["statements_by_engine"]["spark"]) + ";\n")
+        out.write("\n-- Flink SQL\n" + ";\n".join(doc["statements_by_engine"]["flink"]) + ";\n")
+    return 0
+
+
 def cmd_report(args: argparse.Namespace, out: Any) -> int:
     """``report``: write the self-contained HTML tuning report of a snapshot."""
+    from ..workload import read_workload
     from .report import build_report
 
     table = _open(args)
-    report = build_report(table, args.workload)
+    workload = None if args.workload is None else read_workload(args.workload)  # read once (may be a pipe)
+    advice = None
+    if args.recommend:
+        from ..recommend.advise import recommend
+
+        advice = recommend(table, workload, max_files=args.max_files)
+    report = build_report(table, workload, advice)
     path = report.save(args.output)
     problems = [f"{s.title}: {e}" for s in report.sections for e in s.errors]
     if args.format == "json":
@@ -308,8 +346,20 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--workload", help="file with one WHERE clause per line (optional '-- weight: N')")
     rep.add_argument("--snapshot", default=None, help="snapshot selector (see files)")
     rep.add_argument("-o", "--output", default="report.html", help="output HTML file (default report.html)")
+    rep.add_argument("--recommend", action="store_true", help="add index recommendations (measures candidates)")
+    rep.add_argument("--max-files", type=int, default=None, help="with --recommend: measure a sample of files")
     rep.add_argument("--format", choices=("table", "json"), default="table")
     rep.set_defaults(func=cmd_report)
+
+    rec = sub.add_parser("recommend", help="which file indexes the table should have, measured on its data")
+    rec.add_argument("table", help="table directory")
+    rec.add_argument("--workload", help="file with one WHERE clause per line (default: derived from the data)")
+    rec.add_argument("--snapshot", default=None, help="snapshot selector (see files)")
+    rec.add_argument("--max-files", type=int, default=None, help="measure a seeded sample of this many files")
+    rec.add_argument("--query-runs", type=int, default=1000,
+                     help="times each query runs over the index's life (weighs bytes read against bytes stored)")
+    rec.add_argument("--format", choices=("table", "json"), default="table")
+    rec.set_defaults(func=cmd_recommend)
     return p
 
 

@@ -257,6 +257,39 @@ def _percent_formatter() -> Any:
     return PercentFormatter(1.0)
 
 
+# ---- recommendations ---------------------------------------------------------------------------
+def pareto(advice: Any) -> Figure:
+    """Every measured candidate: index bytes stored (x) against data bytes avoided per query (y).
+
+    One colour per column; the recommended candidates are ringed. Candidates up and to the left
+    are better; the recommendation is the cheapest one near the best gain (see
+    :mod:`paimon_lens.recommend.advise`).
+    """
+    frame = advice.tradeoff_frame()
+    fig, (ax,) = _figure(7.5, 4)
+    frame = frame[frame["index_type"] != "none"]
+    if frame.empty:
+        _empty(ax, "no candidate measured")
+        return fig
+    for i, (column, part) in enumerate(frame.groupby("column", sort=True)):
+        color = PALETTE[i % len(PALETTE)]
+        avoided = part["bytes_avoided_per_query"]
+        gain = avoided.where(avoided > 0, part["rows_avoided_per_query"])
+        ax.scatter(part["index_bytes"], gain, s=18, color=color, label=label(column))
+        chosen = part[part["chosen"]]
+        if len(chosen):
+            cg = chosen["bytes_avoided_per_query"].where(chosen["bytes_avoided_per_query"] > 0,
+                                                         chosen["rows_avoided_per_query"])
+            ax.scatter(chosen["index_bytes"], cg, s=120, facecolors="none", edgecolors=color, linewidths=2)
+    ax.set_xscale("symlog")
+    _human_axis(ax)
+    ax.set_xlabel("index bytes (all files)")
+    ax.set_ylabel("bytes avoided per query (rows where no file is skipped)")
+    ax.set_title("candidates: storage vs gain (ringed: recommended)", fontsize=9)
+    ax.legend(fontsize=8)
+    return fig
+
+
 # ---- export ----------------------------------------------------------------------------------
 def figure_svg(fig: Figure) -> bytes:
     """The figure as standalone SVG bytes; text stays text (escaped XML) so the browser's fonts draw it."""
@@ -285,5 +318,5 @@ def figure_png(fig: Figure, dpi: int = 100) -> bytes:
 
 __all__: Sequence[str] = (
     "bitmap_distribution", "bloom_fill", "dv_deleted_ratio", "figure_data_uri", "figure_png", "figure_svg",
-    "file_sizes", "funnel", "index_bytes",
+    "file_sizes", "funnel", "index_bytes", "pareto",
 )

@@ -314,16 +314,41 @@ def _workload(table: Table, workload: Workload, explains: list[Any]) -> Section:
     return s
 
 
-def _recommendations(frame: pd.DataFrame | None) -> Section | None:
-    if frame is None:
+def _recommendations(advice: Any) -> Section | None:
+    """The advice section: recommendations, the SQL to apply them, the trade-off plot."""
+    if advice is None:
         return None
-    s = Section("recommendations", "Recommendations")
-    s.blocks.append(frame_html(frame, max_rows=100))
+    s = Section("recommendations", "Index recommendations")
+    if hasattr(advice, "recommendations"):  # an Advice
+        if advice.workload_derived:
+            s.blocks.append("<p>No workload was given: the recommendations are measured on a workload derived "
+                            "from the column profiles (point lookups on present and absent values, IN lists, "
+                            "ranges).</p>")
+        s.facts += [("files measured", f"{advice.whatif.sampled_files:,} of {advice.whatif.files:,}"),
+                    ("queries", f"{len(advice.workload):,}"),
+                    ("in-manifest-threshold", f"{advice.threshold:,} B: {advice.threshold_reason}")]
+        s.blocks.append(frame_html(advice.frame(), max_rows=100))
+        statements = [*advice.statements("spark"), "", *advice.statements("flink")]
+        if any(statements):
+            s.blocks.append("<p>Apply with Spark SQL (then Flink SQL):</p><pre>"
+                            + _escape(";\n".join(x for x in statements if x) + ";") + "</pre>")
+        s.blocks.append("<details><summary>every candidate measured</summary>"
+                        + frame_html(advice.tradeoff_frame(), max_rows=400) + "</details>")
+        for note in [*advice.notes, *advice.whatif.notes]:
+            s.blocks.append(f"<p class=\"small\">{_escape(note)}</p>")
+        from .plots import pareto
+
+        _plot(s, "index bytes vs bytes avoided per query", lambda: pareto(advice))
+    else:  # a frame computed elsewhere
+        s.blocks.append(frame_html(advice, max_rows=100))
     return s
 
 
-def build_report(table: Table, workload: Any = None, recommendations: pd.DataFrame | None = None) -> TuningReport:
-    """Gather every section of the tuning report for ``table`` (a :class:`Table`)."""
+def build_report(table: Table, workload: Any = None, recommendations: Any = None) -> TuningReport:
+    """Gather every section of the tuning report for ``table`` (a :class:`Table`).
+
+    ``recommendations`` is an :class:`~paimon_lens.recommend.advise.Advice` (or a frame) to add.
+    """
     wl = as_workload(workload)
     explains: list[Any] = []
     sections = [_overview(table), _files(table), _indexes(table), _deletion_vectors(table),

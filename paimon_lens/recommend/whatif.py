@@ -101,6 +101,8 @@ class QueryBaseline:
     read_bytes: int
     read_rows: int
     sampled_read_files: int
+    partition_bytes: int = 0  # bytes of the files partition and bucket pruning keep (before stats)
+    partition_rows: int = 0  # their rows
 
     @property
     def scale(self) -> float:
@@ -527,8 +529,10 @@ def _baselines(table: Table, workload: Workload, sampled: set[str]) -> list[_Bas
         read = [f for f in report.files if f.read]
         rows = {f.file_name: f.rows_after_dv for f in read}
         sizes = {f.file_name: f.file_size for f in read}
+        kept = [f for f in report.files if f.stage not in ("partition", "bucket")]
         qb = QueryBaseline(q.where, q.weight, predicate, frozenset(field_names(predicate)), len(read),
-                           sum(sizes.values()), sum(rows.values()), sum(1 for n in rows if n in sampled))
+                           sum(sizes.values()), sum(rows.values()), sum(1 for n in rows if n in sampled),
+                           sum(f.file_size for f in kept), sum(f.row_count for f in kept))
         out.append(_Baseline(qb, rows, sizes))
     return out
 

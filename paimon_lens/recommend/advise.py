@@ -1,0 +1,585 @@
+"""Advice: which file indexes a table should have, from measured what-if results.
+
+:func:`recommend` runs the whole pipeline on a table: column profiles (:mod:`.profile`), the
+workload (given, or derived from the profiles and said so: :mod:`.derive`), a candidate grid per
+column the workload names (:mod:`.candidates`), the what-if measurement of every candidate on
+the table's own files (:mod:`.whatif`), then picks per column with these rules:
+
+1. **Files first.** A candidate's gain is the data bytes it avoids per query on the column's
+   queries (whole files skipped, measured). When the best candidate avoids at least
+   :data:`MIN_FILE_GAIN` of the bytes of the files partition pruning leaves to those queries
+   (what they would read if min/max stats pruned nothing), every candidate within
+   :data:`NEAR_BEST` of the best gain is eligible.
+2. **Else rows.** Otherwise, when the best candidate removes at least :data:`MIN_ROW_GAIN` of the
+   rows of those files (bitmap selections Paimon hands to the reader), candidates within
+   :data:`NEAR_BEST` of the best row gain are eligible. A column whose files min/max stats
+   already separate therefore gets no index: an index could only trim the one file left.
+
+Candidates: bloom-filter, bitmap (v2) and range-bitmap grids (:func:`.candidates.candidate_grid`);
+the legacy ``bsi`` is not proposed (range-bitmap answers the same predicates), but a table's
+existing indexes of any type are measured with their own options.
+3. **Cheapest eligible.** Among eligible candidates the index type that stores the fewest bytes
+   wins (a bloom filter over a bitmap for unique ids, a bitmap over a range-bitmap for a few
+   values); among that type's options the lowest cost wins:
+   ``index bytes stored + query_runs x index bytes the column's queries read`` (each workload
+   query run ``query_runs`` times over the index's life, default 1,000). This is what moves
+   bitmap ``index-block-size`` and range-bitmap ``chunk-size`` with the workload and the
+   dictionary size, and what sizes bloom filters (``items`` from the per-file distinct counts,
+   ``fpp`` as large as the gain allows). Costs within 1 % prefer Paimon's default options.
+4. **Else no index**, with the reason (min/max stats already prune, or nothing helps).
+
+Existing indexes are measured too (with their own options); one that no query of the workload
+gains from is advised to be dropped. ``file-index.in-manifest-threshold`` is advised from the
+recommended containers' sizes and the current manifest size. :meth:`Advice.statements` gives the
+Spark and Flink SQL to apply it, and ``CALL sys.rewrite_file_index`` to rebuild old files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import PaimonLensError
+from ..predicate.parser import parse_where
+from ..workload import Workload, as_workload
+from ..writer.file_index import DEFAULT_IN_MANIFEST_THRESHOLD, PREFIX, in_manifest_threshold, parse_index_options
+from .candidates import (
+    BSI,
+    DEFAULT_BLOOM_FPP,
+    DEFAULT_BLOOM_ITEMS,
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_INDEX_BLOCK_SIZE,
+    Candidate,
+    candidate_grid,
+    predicate_kinds,
+    threshold_choices,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..table import Table
+    from .profile import TableProfile
+    from .whatif import WhatIfResult
+
+MIN_FILE_GAIN = 0.05
+"""Smallest share of the baseline bytes a file-skipping index must avoid to be worth it."""
+MIN_ROW_GAIN = 0.2
+"""Smallest share of the baseline rows a row-selecting index must remove to be worth it."""
+NEAR_BEST = 0.9
+"""Candidates within this fraction of the best gain compete on cost."""
+QUERY_RUNS = 1000
+"""Default number of times each workload query runs over the life of an index."""
+MAX_EMBED_THRESHOLD = 64 * 1024
+"""Largest ``in-manifest-threshold`` advised."""
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The advice for one column (or one existing index to drop)."""
+
+    column: str
+    action: str  # "add", "keep", "change", "drop", "none"
+    index_type: str | None
+    options: dict[str, str]
+    label: str
+    index_bytes: float
+    files_skipped_per_query: float
+    bytes_avoided_per_query: float
+    rows_avoided_per_query: float
+    index_bytes_read_per_query: float
+    baseline_bytes_per_query: float
+    baseline_rows_per_query: float
+    column_queries: int
+    confidence: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``recommend --format json`` record (fields are added, never renamed)."""
+        return {
+            "column": self.column, "index_type": self.index_type, "options": dict(self.options),
+            "action": self.action, "label": self.label,
+            "index_bytes": round(self.index_bytes), "files_skipped_per_query": self.files_skipped_per_query,
+            "bytes_avoided_per_query": self.bytes_avoided_per_query,
+            "rows_avoided_per_query": self.rows_avoided_per_query,
+            "index_bytes_read_per_query": self.index_bytes_read_per_query,
+            "baseline_bytes_per_query": self.baseline_bytes_per_query,
+            "column_queries": self.column_queries, "confidence": self.confidence, "reason": self.reason,
+        }
+
+
+@dataclass
+class Advice:
+    """Recommendations for a table, the measurements behind them and the SQL to apply them."""
+
+    table: Table
+    workload: Workload
+    workload_derived: bool
+    recommendations: list[Recommendation]
+    whatif: WhatIfResult
+    profile: TableProfile
+    tradeoffs: list[dict[str, Any]]
+    threshold: int
+    threshold_reason: str
+    query_runs: int
+    notes: list[str] = field(default_factory=list)
+
+    # -- frames -------------------------------------------------------------------------------
+    def frame(self) -> pd.DataFrame:
+        """One row per recommendation."""
+        from ..presentation.display import LensFrame
+
+        rows = [{**r.to_dict(), "options": ", ".join(f"{k}={v}" for k, v in r.options.items())}
+                for r in self.recommendations]
+        return LensFrame(rows, columns=list(RECOMMENDATION_COLUMNS))
+
+    def tradeoff_frame(self) -> pd.DataFrame:
+        """Every candidate of every column with its measured gain, cost, and whether it was eligible/chosen."""
+        from ..presentation.display import LensFrame
+
+        return LensFrame(self.tradeoffs, columns=list(TRADEOFF_COLUMNS))
+
+    def pareto_frame(self) -> pd.DataFrame:
+        """Candidates on the Pareto front of index bytes (less is better) vs bytes avoided (more is better)."""
+        frame = self.tradeoff_frame()
+        keep = []
+        for _, row in frame.iterrows():
+            dominated = ((frame["index_bytes"] <= row["index_bytes"])
+                         & (frame["bytes_avoided_per_query"] >= row["bytes_avoided_per_query"])
+                         & ((frame["index_bytes"] < row["index_bytes"])
+                            | (frame["bytes_avoided_per_query"] > row["bytes_avoided_per_query"]))).any()
+            keep.append(not dominated)
+        return frame[keep].sort_values("index_bytes")
+
+    # -- SQL -----------------------------------------------------------------------------------
+    def table_identifier(self) -> str:
+        """``db.table`` from the warehouse layout (``<db>.db/<table>``), else the table directory name."""
+        path = self.table.path.rstrip("/")
+        name = path.rsplit("/", 1)[-1]
+        parent = path.rsplit("/", 2)[-2] if path.count("/") >= 1 else ""
+        return f"{parent[:-3]}.{name}" if parent.endswith(".db") else name
+
+    def option_changes(self) -> tuple[dict[str, str], list[str]]:
+        """(options to set, option keys to unset) that turn the current options into the advised ones."""
+        current = dict(self.table.schema.options)
+        specs = {(s.column, s.index_type): dict(s.options) for s in parse_index_options(current)}
+        for r in self.recommendations:
+            if r.action == "drop" and r.index_type:
+                specs.pop((r.column, r.index_type), None)
+            elif r.action in ("add", "change") and r.index_type:
+                for key in [k for k in specs if k[0] == r.column]:
+                    specs.pop(key)
+                for spec_type, opts in _split_types(r.index_type, r.options):
+                    specs[(r.column, spec_type)] = opts
+        wanted: dict[str, str] = {}
+        columns: dict[str, list[str]] = {}
+        for (col, t), opts in specs.items():
+            columns.setdefault(t, []).append(col)
+            for k, v in opts.items():
+                wanted[f"{PREFIX}{t}.{col}.{k}"] = v
+        for t, cols in columns.items():
+            wanted[f"{PREFIX}{t}.columns"] = ",".join(cols)
+        if self.threshold != in_manifest_threshold(current):
+            wanted["file-index.in-manifest-threshold"] = _size_text(self.threshold)
+        old = {k: v for k, v in current.items() if k.startswith(PREFIX) and k != "file-index.in-manifest-threshold"}
+        to_set = {k: v for k, v in wanted.items() if current.get(k) != v}
+        to_unset = sorted(k for k in old if k not in wanted)
+        return to_set, to_unset
+
+    def statements(self, engine: str = "spark") -> list[str]:
+        """SQL that applies the advice: ``spark`` or ``flink``; empty when nothing changes."""
+        ident = self.table_identifier()
+        to_set, to_unset = self.option_changes()
+        if not to_set and not to_unset:
+            return []
+        props = ", ".join(f"'{k}' = '{_sql_text(v)}'" for k, v in to_set.items())
+        keys = ", ".join(f"'{k}'" for k in to_unset)
+        out = []
+        if engine == "spark":
+            if to_set:
+                out.append(f"ALTER TABLE {ident} SET TBLPROPERTIES ({props})")
+            if to_unset:
+                out.append(f"ALTER TABLE {ident} UNSET TBLPROPERTIES ({keys})")
+            out.append(f"CALL sys.rewrite_file_index(table => '{ident}')")
+        elif engine == "flink":
+            if to_set:
+                out.append(f"ALTER TABLE {ident} SET ({props})")
+            if to_unset:
+                out.append(f"ALTER TABLE {ident} RESET ({keys})")
+            out.append(f"CALL sys.rewrite_file_index('{ident}')")
+        else:
+            raise PaimonLensError(f"statements for 'spark' or 'flink', not {engine!r}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"recommendations": [...], "statements": [...], ...}`` (the CLI contract)."""
+        spark, flink = self.statements("spark"), self.statements("flink")
+        return {
+            "table": self.table.path, "snapshot_id": self.table.snapshot_id,
+            "recommendations": [r.to_dict() for r in self.recommendations],
+            "statements": spark + flink,
+            "statements_by_engine": {"spark": spark, "flink": flink},
+            "in_manifest_threshold": {"bytes": self.threshold, "reason": self.threshold_reason},
+            "workload": {"derived": self.workload_derived, "source": self.workload.source,
+                         "queries": [{"where": q.where, "weight": q.weight} for q in self.workload]},
+            "query_runs": self.query_runs,
+            "files": self.whatif.files, "sampled_files": self.whatif.sampled_files,
+            "notes": list(self.notes) + list(self.whatif.notes),
+        }
+
+    def _repr_html_(self) -> str:
+        from ..presentation.display import frame_html
+
+        head = "<p><b>Recommendations</b>" + (" (workload derived from the column profiles)"
+                                               if self.workload_derived else "") + "</p>"
+        stmts = "".join(f"<pre>{_escape(s)}</pre>" for s in self.statements("spark"))
+        return head + frame_html(self.frame()) + stmts
+
+    def __repr__(self) -> str:
+        return f"<Advice {self.table.path!r}: " + "; ".join(
+            f"{r.column}: {r.action} {r.label}" for r in self.recommendations) + ">"
+
+
+RECOMMENDATION_COLUMNS = {
+    "column": "column", "action": "add, change, keep, drop or none", "index_type": "index type (None: no index)",
+    "options": "index options", "label": "the candidate chosen", "index_bytes": "index bytes over all files",
+    "files_skipped_per_query": "files skipped per query on the column",
+    "bytes_avoided_per_query": "data bytes not read per query on the column",
+    "rows_avoided_per_query": "rows removed per query on the column",
+    "index_bytes_read_per_query": "index bytes read per query on the column",
+    "baseline_bytes_per_query": "bytes those queries read without file indexes",
+    "column_queries": "workload queries naming the column", "confidence": "high, medium or low",
+    "reason": "why",
+}
+
+TRADEOFF_COLUMNS = {
+    "column": "column", "label": "candidate", "index_type": "index type", "options": "options",
+    "index_bytes": "index bytes over all files", "bytes_avoided_per_query": "per column query",
+    "rows_avoided_per_query": "per column query", "files_skipped_per_query": "per column query",
+    "index_bytes_read_per_query": "per column query", "cost": "index bytes + query_runs x bytes read",
+    "eligible": "within NEAR_BEST of the best gain", "chosen": "the recommendation",
+}
+
+
+def _escape(text: str) -> str:
+    import html
+
+    return html.escape(text)
+
+
+def _sql_text(value: str) -> str:
+    return value.replace("'", "''")
+
+
+def _size_text(n: int) -> str:
+    if n % 1024 == 0 and n >= 1024:
+        return f"{n // 1024} kb"
+    return f"{n} b"
+
+
+def _split_types(index_type: str, options: Mapping[str, str]) -> list[tuple[str, dict[str, str]]]:
+    types = index_type.split("+")
+    return [(types[0], dict(options)), *[(t, {}) for t in types[1:]]]
+
+
+# ---- measuring a column's candidates ------------------------------------------------------------
+
+@dataclass
+class _Score:
+    cand: Candidate
+    index_bytes: float
+    files_skipped: float = 0.0
+    bytes_avoided: float = 0.0
+    rows_avoided: float = 0.0
+    bytes_read: float = 0.0
+    cost: float = 0.0
+    eligible: bool = False
+
+
+@dataclass(frozen=True)
+class _Base:
+    bytes: float  # read without file indexes (after partition, stats, DVs)
+    rows: float
+    partition_bytes: float  # kept by partition and bucket pruning alone
+    partition_rows: float
+
+
+def _column_scores(result: WhatIfResult, column: str, query_runs: int) -> tuple[list[_Score], _Base, int]:
+    """Per candidate of ``column``: weighted means over the queries naming it; the baseline."""
+    qs = [(qi, q) for qi, q in enumerate(result.queries) if column in q.columns]
+    weight = sum(q.weight for _, q in qs) or 1.0
+    base = _Base(sum(q.weight * q.read_bytes for _, q in qs) / weight,
+                 sum(q.weight * q.read_rows for _, q in qs) / weight,
+                 sum(q.weight * q.partition_bytes for _, q in qs) / weight,
+                 sum(q.weight * q.partition_rows for _, q in qs) / weight)
+    scores = []
+    for ci, cand in enumerate(result.candidates):
+        if cand.current or cand.column != column:
+            continue
+        s = _Score(cand, sum(result.measures[ci].sizes) * result.file_scale)
+        for qi, q in qs:
+            t = result.tallies[ci][qi]
+            w = q.weight / weight
+            s.files_skipped += w * t.files_skipped * q.scale
+            s.bytes_avoided += w * t.bytes_avoided * q.scale
+            s.rows_avoided += w * t.rows_avoided * q.scale
+            s.bytes_read += w * t.index_bytes_read * q.scale
+        s.cost = s.index_bytes + query_runs * len(qs) * s.bytes_read
+        scores.append(s)
+    return scores, base, len(qs)
+
+
+def _is_default(cand: Candidate) -> bool:
+    o = cand.options
+    return (o.get("index-block-size", DEFAULT_INDEX_BLOCK_SIZE) == DEFAULT_INDEX_BLOCK_SIZE
+            and o.get("chunk-size", DEFAULT_CHUNK_SIZE) == DEFAULT_CHUNK_SIZE
+            and float(o.get("fpp", DEFAULT_BLOOM_FPP)) == DEFAULT_BLOOM_FPP
+            and int(o.get("items", DEFAULT_BLOOM_ITEMS)) == DEFAULT_BLOOM_ITEMS)
+
+
+def _cheapest(scores: Sequence[_Score]) -> _Score:
+    """The index type that stores least, then its options with the lowest cost (defaults on ties)."""
+    smallest: dict[str, float] = {}
+    for s in scores:
+        t = str(s.cand.index_type)
+        smallest[t] = min(smallest.get(t, float("inf")), s.index_bytes)
+    family = min(smallest, key=lambda t: smallest[t])
+    members = [s for s in scores if str(s.cand.index_type) == family]
+    low = min(s.cost for s in members)
+    near = [s for s in members if s.cost <= low * 1.01 + 1]
+    return min(near, key=lambda s: (not _is_default(s.cand), s.cost))
+
+
+def _choose(scores: list[_Score], base: _Base) -> tuple[_Score | None, str]:
+    """Rules 1-4 of the module docs; gains are shares of what partition pruning alone leaves."""
+    real = [s for s in scores if s.cand.index_type is not None]
+    if not real:
+        return None, "no index type Paimon offers answers the predicates on this column"
+    best_bytes = max(s.bytes_avoided for s in real)
+    if base.partition_bytes > 0 and best_bytes >= MIN_FILE_GAIN * base.partition_bytes:
+        for s in real:
+            s.eligible = s.bytes_avoided >= NEAR_BEST * best_bytes
+        return _cheapest([s for s in real if s.eligible]), "files"
+    best_rows = max(s.rows_avoided for s in real)
+    if base.partition_rows > 0 and best_rows >= MIN_ROW_GAIN * base.partition_rows:
+        for s in real:
+            s.eligible = s.rows_avoided >= NEAR_BEST * best_rows
+        return _cheapest([s for s in real if s.eligible]), "rows"
+    return None, "none"
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{100.0 * part / whole:.0f} %" if whole else "0 %"
+
+
+def _reason(kind: str, s: _Score | None, column: str, base: _Base, profile: Any, n_queries: int) -> str:
+    from ..presentation.units import human_bytes
+
+    base_bytes, base_rows = base.bytes, base.rows
+    if kind == "files" and s is not None:
+        return (f"skips {s.files_skipped:.1f} files ({human_bytes(s.bytes_avoided)}, "
+                f"{_pct(s.bytes_avoided, base_bytes)} of what min/max stats leave) per query on {column}, "
+                f"for {human_bytes(s.index_bytes)} of index; "
+                f"the cheapest of the candidates within {NEAR_BEST:.0%} of the best gain")
+    if kind == "rows" and s is not None:
+        return (f"no candidate skips enough files, but it removes {s.rows_avoided:,.0f} rows "
+                f"({_pct(s.rows_avoided, base_rows)} of the rows read) per query on {column} before they are "
+                f"decoded, for {human_bytes(s.index_bytes)} of index")
+    if base.partition_bytes and base_bytes <= 0.5 * base.partition_bytes:
+        return (f"min/max stats already prune {column}: {_queries(n_queries)} on it read "
+                f"{human_bytes(base_bytes)} per query without a file index, {_pct(base_bytes, base.partition_bytes)} "
+                f"of the bytes of the partitions they touch; no candidate saves {MIN_FILE_GAIN:.0%} of those "
+                f"bytes or {MIN_ROW_GAIN:.0%} of their rows")
+    return (f"no candidate saves {MIN_FILE_GAIN:.0%} of the bytes or {MIN_ROW_GAIN:.0%} of the rows "
+            f"{_queries(n_queries)} on {column} read without an index")
+
+
+def _queries(n: int) -> str:
+    return "the 1 query" if n == 1 else f"the {n} queries"
+
+
+# ---- in-manifest threshold ---------------------------------------------------------------------
+
+def _advise_threshold(table: Table, result: WhatIfResult, chosen: Sequence[Candidate]) -> tuple[int, str]:
+    from ..presentation.units import human_bytes
+
+    current = in_manifest_threshold(table.schema.options)
+    index = {id(c): i for i, c in enumerate(result.candidates)}
+    per_file = [0] * result.sampled_files
+    for cand in chosen:
+        sizes = result.measures[index[id(cand)]].sizes
+        for i, s in enumerate(sizes):
+            per_file[i] += s
+    sizes = [s for s in per_file if s > 0]
+    if not sizes:
+        return current, "no index recommended: the threshold does not matter"
+    try:
+        manifest_bytes = int(table.manifests()["file_size"].fillna(0).sum())
+    except (PaimonLensError, KeyError, OSError):
+        manifest_bytes = 0
+    scale = result.file_scale
+    budget = max(256 * 1024, manifest_bytes)
+    best: tuple[int, int, float] | None = None  # threshold, embedded files, growth
+    for t in sorted(threshold_choices(sizes), reverse=True):
+        t = -(-t // 1024) * 1024 if t > 1024 else t  # a round size in the option
+        embedded = [s for s in sizes if s <= t]
+        growth = sum(embedded) * scale
+        if t <= MAX_EMBED_THRESHOLD and growth <= budget:
+            best = (t, len(embedded), growth)
+            break
+    default = max(current, DEFAULT_IN_MANIFEST_THRESHOLD)
+    median = sorted(sizes)[len(sizes) // 2]
+    if best is None or best[1] < 0.5 * len(sizes) or best[0] <= default:
+        return default, (f"keep {_size_text(default)}: the recommended containers (median {human_bytes(median)} per "
+                         f"file) would grow the manifests ({human_bytes(manifest_bytes)}) by more than "
+                         f"{human_bytes(budget)} if embedded; as .index files they are read only for the files a "
+                         f"query keeps")
+    t, n, growth = best
+    return t, (f"embeds {n} of {len(sizes)} (sampled) containers (median {human_bytes(median)}) so Paimon prunes "
+               f"with them at planning time; manifests grow by ~{human_bytes(growth)} before compression "
+               f"(they are {human_bytes(manifest_bytes)} now; budget {human_bytes(budget)})")
+
+
+# ---- the pipeline ------------------------------------------------------------------------------
+
+def recommend(table: Table, workload: Any = None, *, columns: Sequence[str] | None = None,
+              index_types: Sequence[str] | None = None, max_files: int | None = None,
+              sample_rows_per_file: int | None = None, seed: int = 0, query_runs: int = QUERY_RUNS,
+              progress: bool = False) -> Advice:
+    """Measure candidate indexes on the table's own data and advise which to add, change or drop.
+
+    Args:
+        table: the table (its selected snapshot).
+        workload: WHERE clauses (a :class:`~paimon_lens.workload.Workload`, a workload file, a list
+            of strings or ``(where, weight)`` pairs); None derives one from the column profiles
+            (point lookups on present and absent values, IN lists, ranges) and says so.
+        columns: restrict the advice to these columns (default: every column the workload names,
+            partition keys excepted).
+        index_types: propose only these index types (e.g. ``["bitmap"]`` to size a bitmap).
+        max_files: profile and measure a seeded sample of this many data files (totals are
+            extrapolated; the notes say how).
+        sample_rows_per_file: profile only this many rows per file (top values and quantiles).
+        query_runs: how many times each query runs over the index's life (weighs read bytes
+            against stored bytes).
+    """
+    from .derive import derive_workload
+    from .profile import profile_table
+    from .whatif import measure
+
+    profile = profile_table(table, max_files=max_files, sample_rows_per_file=sample_rows_per_file, seed=seed,
+                            progress=progress)
+    derived = workload is None
+    wl: Workload = derive_workload(table, profile, seed=seed) if derived else as_workload(workload)
+    if not len(wl):
+        raise PaimonLensError("the workload is empty: give at least one WHERE clause")
+    fields = table.schema.fields
+    predicates = [parse_where(q.where, fields) for q in wl]
+    kinds = predicate_kinds(predicates)
+    partition_keys = set(table.schema.partition_keys)
+    wanted_cols = [c for c in kinds if c not in partition_keys and (columns is None or c in columns)]
+    by_name = {f.name: f for f in fields}
+    existing = parse_index_options(dict(table.schema.options))
+    cands: list[Candidate] = []
+    for col in wanted_cols:
+        cp = profile.column(col) if col in {c.name for c in profile.columns} else None
+        per_file = [fc.distinct_count for fp in profile.files for fc in fp.columns if fc.column == col]
+        if cp is None and not per_file:
+            continue
+        grid = candidate_grid(col, by_name[col].type, per_file, workload_kinds=kinds[col])
+        cands.extend(c for c in grid if c.index_type != BSI  # existing bsi indexes are measured below
+                     and (index_types is None or c.index_type is None or c.index_type in index_types))
+    labels = {(c.column, c.label) for c in cands}
+    for spec in existing:
+        if "[" in spec.column or spec.column not in by_name:
+            continue
+        label = f"existing {spec.index_type} " + " ".join(f"{k}={v}" for k, v in spec.options.items())
+        if (spec.column, label.strip()) not in labels:
+            cands.append(Candidate(spec.column, spec.index_type, dict(spec.options), label.strip()))
+    result = measure(table, wl, cands, max_files=max_files, seed=seed, progress=progress)
+    return _advise(table, wl, derived, profile, result, wanted_cols, existing, query_runs)
+
+
+def _confidence(derived: bool, sampled: bool, n_queries: int) -> str:
+    if derived or n_queries <= 1:
+        return "low" if (derived and sampled) or n_queries == 0 else "medium"
+    return "medium" if sampled else "high"
+
+
+def _advise(table: Table, wl: Workload, derived: bool, profile: TableProfile, result: WhatIfResult,
+            columns: Sequence[str], existing: Sequence[Any], query_runs: int) -> Advice:
+    recs: list[Recommendation] = []
+    tradeoffs: list[dict[str, Any]] = []
+    chosen_cands: list[Candidate] = []
+    sampled = result.sampled_files < result.files
+    existing_by_col: dict[str, list[Any]] = {}
+    for spec in existing:
+        existing_by_col.setdefault(spec.column, []).append(spec)
+    for col in columns:
+        scores, base, n_q = _column_scores(result, col, query_runs)
+        if not scores:
+            continue
+        base_bytes, base_rows = base.bytes, base.rows
+        best, kind = _choose(scores, base)
+        for s in scores:
+            tradeoffs.append({"column": col, "label": s.cand.label, "index_type": s.cand.index_type or "none",
+                              "options": ", ".join(f"{k}={v}" for k, v in s.cand.options.items()),
+                              "index_bytes": s.index_bytes, "bytes_avoided_per_query": s.bytes_avoided,
+                              "rows_avoided_per_query": s.rows_avoided, "files_skipped_per_query": s.files_skipped,
+                              "index_bytes_read_per_query": s.bytes_read, "cost": s.cost, "eligible": s.eligible,
+                              "chosen": s is best})
+        reason = _reason(kind, best, col, base, profile, n_q)
+        conf = _confidence(derived, sampled, n_q)
+        have = existing_by_col.get(col, [])
+        if best is None:
+            action = "drop" if have else "none"
+            for spec in have:
+                recs.append(_rec(col, "drop", spec.index_type, dict(spec.options), f"drop {spec.index_type}",
+                                 _existing_score(scores, spec), base_bytes, base_rows, n_q, conf,
+                                 f"the existing {spec.index_type} index does not help: " + reason))
+            if not have:
+                recs.append(_rec(col, action, None, {}, "no index", None, base_bytes, base_rows, n_q, conf, reason))
+            continue
+        chosen_cands.append(best.cand)
+        same = [spec for spec in have if spec.index_type == best.cand.index_type
+                and dict(spec.options) == dict(best.cand.options)]
+        action = "keep" if same and len(have) == 1 else ("change" if have else "add")
+        recs.append(_rec(col, action, best.cand.index_type, dict(best.cand.options), best.cand.label, best,
+                         base_bytes, base_rows, n_q, conf, reason))
+    threshold, threshold_reason = _advise_threshold(table, result, chosen_cands)
+    notes = []
+    if derived:
+        notes.append(f"no workload given: {len(wl)} queries derived from the column profiles "
+                     "(point lookups on present and absent values, IN lists, ranges)")
+    unnamed = [s for s in existing if s.column not in columns and "[" not in s.column]
+    for spec in unnamed:
+        recs.append(_rec(spec.column, "drop", spec.index_type, dict(spec.options), f"drop {spec.index_type}", None,
+                         0.0, 0.0, 0, "low" if derived else "medium",
+                         f"no query of the workload names {spec.column}: its {spec.index_type} index is never used"))
+    return Advice(table, wl, derived, recs, result, profile, tradeoffs, threshold, threshold_reason, query_runs,
+                  notes)
+
+
+def _existing_score(scores: Sequence[_Score], spec: Any) -> _Score | None:
+    for s in scores:
+        if s.cand.index_type == spec.index_type and dict(s.cand.options) == dict(spec.options):
+            return s
+    return None
+
+
+def _rec(col: str, action: str, index_type: str | None, options: dict[str, str], label: str, s: _Score | None,
+         base_bytes: float, base_rows: float, n_q: int, conf: str, reason: str) -> Recommendation:
+    return Recommendation(
+        column=col, action=action, index_type=index_type, options=options, label=label,
+        index_bytes=s.index_bytes if s else 0.0, files_skipped_per_query=s.files_skipped if s else 0.0,
+        bytes_avoided_per_query=s.bytes_avoided if s else 0.0, rows_avoided_per_query=s.rows_avoided if s else 0.0,
+        index_bytes_read_per_query=s.bytes_read if s else 0.0, baseline_bytes_per_query=base_bytes,
+        baseline_rows_per_query=base_rows, column_queries=n_q, confidence=conf, reason=reason)
+
+
+def recommend_path(path: str | os.PathLike[str], workload: Any = None, **kwargs: Any) -> Advice:
+    """:func:`recommend` on a table path."""
+    from ..table import open_table
+
+    return recommend(open_table(os.fspath(path)), workload, **kwargs)
