@@ -52,7 +52,7 @@ def report(table: Any, workload: Any = None, recommendations: Any = None, *, rec
 
     t = _as_table(table)
     if recommend and recommendations is None:
-        from .recommend.advise import recommend as _recommend
+        from .advisor.advise import recommend as _recommend
 
         recommendations = _recommend(t, workload, **recommend_options)
     return build_report(t, workload, recommendations)
@@ -61,12 +61,12 @@ def report(table: Any, workload: Any = None, recommendations: Any = None, *, rec
 def recommend(table: Any, workload: Any = None, **options: Any) -> Any:
     """Which file indexes the table should have, measured on its own data.
 
-    See :func:`paimon_lens.recommend.advise.recommend` (``workload=None`` derives one from the
+    See :func:`paimon_lens.advisor.advise.recommend` (``workload=None`` derives one from the
     column profiles; ``max_files`` samples). Returns an
-    :class:`~paimon_lens.recommend.advise.Advice`: ``.frame()``, ``.tradeoff_frame()``,
+    :class:`~paimon_lens.advisor.advise.Advice`: ``.frame()``, ``.tradeoff_frame()``,
     ``.pareto_frame()``, ``.statements("spark" | "flink")``, ``.to_dict()``.
     """
-    from .recommend.advise import recommend as _recommend
+    from .advisor.advise import recommend as _recommend
 
     return _recommend(_as_table(table), workload, **options)
 

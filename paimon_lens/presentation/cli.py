@@ -236,7 +236,7 @@ def cmd_dv(args: argparse.Namespace, out: Any) -> int:
 
 def cmd_recommend(args: argparse.Namespace, out: Any) -> int:
     """``recommend``: which file indexes the table should have, measured on its data."""
-    from ..recommend.advise import recommend
+    from ..advisor.advise import recommend
 
     table = _open(args)
     advice = recommend(table, args.workload, max_files=args.max_files, query_runs=args.query_runs)
@@ -273,7 +273,7 @@ def cmd_report(args: argparse.Namespace, out: Any) -> int:
     workload = None if args.workload is None else read_workload(args.workload)  # read once (may be a pipe)
     advice = None
     if args.recommend:
-        from ..recommend.advise import recommend
+        from ..advisor.advise import recommend
 
         advice = recommend(table, workload, max_files=args.max_files)
     report = build_report(table, workload, advice)

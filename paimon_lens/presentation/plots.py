@@ -263,7 +263,7 @@ def pareto(advice: Any) -> Figure:
 
     One colour per column; the recommended candidates are ringed. Candidates up and to the left
     are better; the recommendation is the cheapest one near the best gain (see
-    :mod:`paimon_lens.recommend.advise`).
+    :mod:`paimon_lens.advisor.advise`).
     """
     frame = advice.tradeoff_frame()
     fig, (ax,) = _figure(7.5, 4)

@@ -347,7 +347,7 @@ def _recommendations(advice: Any) -> Section | None:
 def build_report(table: Table, workload: Any = None, recommendations: Any = None) -> TuningReport:
     """Gather every section of the tuning report for ``table`` (a :class:`Table`).
 
-    ``recommendations`` is an :class:`~paimon_lens.recommend.advise.Advice` (or a frame) to add.
+    ``recommendations`` is an :class:`~paimon_lens.advisor.advise.Advice` (or a frame) to add.
     """
     wl = as_workload(workload)
     explains: list[Any] = []

@@ -8,9 +8,9 @@ import pyarrow as pa
 import pytest
 
 from paimon_lens import open_table
+from paimon_lens.advisor import DerivedWorkload, derive_queries, derive_workload, profile_table, to_workload
+from paimon_lens.advisor.derive import KINDS, SOURCE
 from paimon_lens.predicate.parser import parse_where
-from paimon_lens.recommend import DerivedWorkload, derive_queries, derive_workload, profile_table, to_workload
-from paimon_lens.recommend.derive import KINDS, SOURCE
 from paimon_lens.table import Table
 from paimon_lens.workload import Workload, as_workload
 from paimon_lens.writer import TableWriter

@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paimon_lens.predicate.parser import parse_where
-from paimon_lens.recommend.candidates import (
+from paimon_lens.advisor.candidates import (
     CURRENT,
     DEFAULT_BLOOM_ITEMS,
     bloom_items_choices,
@@ -18,6 +17,7 @@ from paimon_lens.recommend.candidates import (
     supports,
     threshold_choices,
 )
+from paimon_lens.predicate.parser import parse_where
 from paimon_lens.types import DataField, DataType
 from paimon_lens.writer.file_index import make_index_writer, parse_index_options
 

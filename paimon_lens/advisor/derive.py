@@ -102,7 +102,7 @@ def derive_workload(table: Table, profile: TableProfile, *, queries_per_column: 
 
     Args:
         table: the profiled table (its schema validates every query).
-        profile: :func:`~paimon_lens.recommend.profile.profile_table` of it.
+        profile: :func:`~paimon_lens.advisor.profile.profile_table` of it.
         queries_per_column: at most this many queries per column, by the priority in the module docs.
         seed: seed of the random choices (which quantile a range starts at, which values an IN holds).
         weights: weight per kind (default :data:`DEFAULT_WEIGHTS`).

@@ -1,7 +1,9 @@
-"""Recommendations: column profiles + a workload -> candidate indexes -> measured advice.
+"""The index advisor: column profiles + a workload -> candidate indexes -> measured advice.
 
-This first layer profiles columns from the data files (:mod:`.profile`) and derives a
-representative workload from the profiles when none is given (:mod:`.derive`).
+Layers: column profiles from the data files (:mod:`.profile`); a representative workload derived
+from them when none is given (:mod:`.derive`); the candidate indexes per column
+(:mod:`.candidates`); their what-if measurement on the table's own files (:mod:`.whatif`); and
+the advice with the SQL to apply it (:mod:`.advise`, also ``paimon_lens.recommend``).
 """
 
 from __future__ import annotations

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import paimon_lens
+from paimon_lens.advisor.candidates import CURRENT, Candidate, candidate_grid, no_index
+from paimon_lens.advisor.whatif import IndexBuilder, WhatIfResult, evaluate_container, measure
 from paimon_lens.formats.file_index import FileIndexFormatReader
 from paimon_lens.predicate.parser import parse_where
 from paimon_lens.pruning.truth import read_columns
-from paimon_lens.recommend.candidates import CURRENT, Candidate, candidate_grid, no_index
-from paimon_lens.recommend.whatif import IndexBuilder, WhatIfResult, evaluate_container, measure
 from paimon_lens.table import Table
 from paimon_lens.types import DataType
 from paimon_lens.writer.file_index import IndexSpec, build_container

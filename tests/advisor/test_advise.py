@@ -11,8 +11,8 @@ import pyarrow as pa
 import pytest
 
 import paimon_lens
+from paimon_lens.advisor.advise import Advice, recommend
 from paimon_lens.presentation.cli import main
-from paimon_lens.recommend.advise import Advice, recommend
 from paimon_lens.writer import TableWriter
 
 FILES, ROWS = 16, 1500

@@ -61,7 +61,7 @@ from pyroaring import BitMap
 from ..errors import PaimonLensError
 from ..formats.bit_slice import BitSliceIndexBitmap
 from ..formats.bitmap import BitmapFileIndexReader, BitmapIndexWriter, parse_memory_size
-from ..formats.bloom import BloomFilterFileIndexWriter, hash_values
+from ..formats.bloom import BloomFilterFileIndexWriter, hash_present
 from ..formats.file_index import FileIndexFormatReader, IndexEntry, write_file_index
 from ..formats.file_index_predicate import FileIndexPredicate, index_field_type
 from ..formats.range_bitmap import RangeBitmapFileIndexReader, RangeBitmapWriter
@@ -614,24 +614,21 @@ class IndexBuilder:
             ranged.chunk_size = sized.chunk_size
             return ranged.serialized_bytes()
         writer = make_index_writer(spec, self.dtype)
-        for v in self.values:
-            writer.write(v)
+        writer.write_many(self.values)
         data: bytes = writer.serialized_bytes()
         return data
 
     def _bloom_hashes(self) -> Any:
-        present = [v for v in self.values if v is not None]
-        return hash_values(self.dtype, present) if present else ()
+        return hash_present(self.dtype, self.values)
 
     def _bitmap_writer(self, version: int) -> BitmapIndexWriter:
         writer = BitmapIndexWriter(self.dtype, version)
-        writer.write_all(self.values)
+        writer.write_many(self.values)
         return writer
 
     def _range_writer(self) -> RangeBitmapWriter:
         writer = RangeBitmapWriter(self.dtype)
-        for v in self.values:
-            writer.write(v)
+        writer.write_many(self.values)
         return writer
 
 

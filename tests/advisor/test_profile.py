@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paimon_lens import open_table
+from paimon_lens.advisor import profile_table
+from paimon_lens.advisor.profile import PROBE_ROWS, TableProfile
 from paimon_lens.pruning.truth import to_internal
-from paimon_lens.recommend import profile_table
-from paimon_lens.recommend.profile import PROBE_ROWS, TableProfile
 from paimon_lens.table import Table
 from paimon_lens.writer import TableWriter
 

@@ -164,11 +164,12 @@ class Advice:
     def option_changes(self) -> tuple[dict[str, str], list[str]]:
         """(options to set, option keys to unset) that turn the current options into the advised ones."""
         current = dict(self.table.schema.options)
-        specs = {(s.column, s.index_type): dict(s.options) for s in parse_index_options(current)}
+        specs = {(s.column, s.index_type): explicit_options(s.index_type, s.options)
+                 for s in parse_index_options(current)}
         for r in self.recommendations:
             if r.action == "drop" and r.index_type:
                 specs.pop((r.column, r.index_type), None)
-            elif r.action in ("add", "change") and r.index_type:
+            elif r.action in ("add", "change", "keep") and r.index_type:
                 for key in [k for k in specs if k[0] == r.column]:
                     specs.pop(key)
                 for spec_type, opts in _split_types(r.index_type, r.options):
@@ -281,7 +282,37 @@ def _size_text(n: int) -> str:
 
 def _split_types(index_type: str, options: Mapping[str, str]) -> list[tuple[str, dict[str, str]]]:
     types = index_type.split("+")
-    return [(types[0], dict(options)), *[(t, {}) for t in types[1:]]]
+    return [(types[0], explicit_options(types[0], options)), *[(t, {}) for t in types[1:]]]
+
+
+_DEFAULTS: dict[str, dict[str, str]] = {
+    "bloom-filter": {"fpp": repr(DEFAULT_BLOOM_FPP), "items": str(DEFAULT_BLOOM_ITEMS)},
+    "bitmap": {"version": "2", "index-block-size": DEFAULT_INDEX_BLOCK_SIZE},
+    "range-bitmap": {"chunk-size": DEFAULT_CHUNK_SIZE},
+}
+
+
+def _same_value(key: str, a: str, b: str) -> bool:
+    if key == "fpp":
+        return float(a) == float(b)
+    if key in ("index-block-size", "chunk-size"):
+        from ..formats.bitmap import parse_memory_size
+
+        return bool(parse_memory_size(a) == parse_memory_size(b))
+    return a.strip() == b.strip()
+
+
+def explicit_options(index_type: str, options: Mapping[str, str]) -> dict[str, str]:
+    """``options`` without the ones equal to Paimon's defaults (what a statement needs to set)."""
+    defaults = _DEFAULTS.get(index_type, {})
+    return {k: v for k, v in options.items() if k not in defaults or not _same_value(k, v, defaults[k])}
+
+
+def same_index(index_type: str | None, a: Mapping[str, str], b: Mapping[str, str]) -> bool:
+    """Whether two option sets configure the same index (defaults filled in)."""
+    if index_type is None:
+        return True
+    return explicit_options(index_type, a) == explicit_options(index_type, b)
 
 
 # ---- measuring a column's candidates ------------------------------------------------------------
@@ -543,7 +574,7 @@ def _advise(table: Table, wl: Workload, derived: bool, profile: TableProfile, re
             continue
         chosen_cands.append(best.cand)
         same = [spec for spec in have if spec.index_type == best.cand.index_type
-                and dict(spec.options) == dict(best.cand.options)]
+                and same_index(spec.index_type, spec.options, best.cand.options)]
         action = "keep" if same and len(have) == 1 else ("change" if have else "add")
         recs.append(_rec(col, action, best.cand.index_type, dict(best.cand.options), best.cand.label, best,
                          base_bytes, base_rows, n_q, conf, reason))
@@ -563,7 +594,7 @@ def _advise(table: Table, wl: Workload, derived: bool, profile: TableProfile, re
 
 def _existing_score(scores: Sequence[_Score], spec: Any) -> _Score | None:
     for s in scores:
-        if s.cand.index_type == spec.index_type and dict(s.cand.options) == dict(spec.options):
+        if s.cand.index_type == spec.index_type and same_index(spec.index_type, s.cand.options, spec.options):
             return s
     return None
 
