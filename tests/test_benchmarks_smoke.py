@@ -29,3 +29,13 @@ def test_bench_formats_quick_runs() -> None:
     lines = r.stdout.splitlines()
     for prefix in EXPECTED:
         assert any(line.startswith(prefix) for line in lines), f"no {prefix!r} line in:\n{r.stdout[-3000:]}"
+
+
+def test_bench_recommend_quick_runs(tmp_path: Path) -> None:
+    """The quick recommend benchmark builds its small table, runs both passes and prints the advice."""
+    env = {**__import__("os").environ, "TMPDIR": str(tmp_path)}  # its table cache goes to a fresh dir
+    r = subprocess.run([sys.executable, "-m", "benchmarks.bench_recommend", "--quick"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    assert r.stdout.count("== recommend,") == 2
+    assert "-> id: add bloom-filter" in r.stdout
