@@ -51,13 +51,20 @@ import struct
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, pairwise
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
 from pyroaring import BitMap
 
 from ..io.reader import ByteReader
 from ..types import DataType
-from .bitmap_meta import JavaHashMapOrder, KeyCodec, java_binary_search, key_codec
+from .bitmap_meta import (
+    JavaHashMapOrder,
+    KeyCodec,
+    hashmap_order,
+    java_binary_search,
+    java_hashes,
+    key_codec,
+)
 from .reader import FileIndexReader
 from .result import BitmapIndexResult, FileIndexResult
 from .roaring import portable_cardinalities, serialized_size
@@ -969,9 +976,11 @@ def parse_memory_size(text: str | int) -> int:
 class BitmapIndexWriter:
     """Builds a bitmap index byte-identical to Paimon's ``BitmapFileIndex`` writer.
 
-    Values are written row by row (internal values; None is a null). The dictionary (V1) and the
+    Values are written row by row with :meth:`write`, or many at once with :meth:`write_many`
+    (the same bytes, vectorised; internal values, None is a null). The dictionary (V1) and the
     bitmap body (both versions) follow ``java.util.HashMap`` iteration order, reproduced by
-    :class:`~paimon_lens.formats.bitmap_meta.JavaHashMapOrder`; V2 index blocks are sorted.
+    :class:`~paimon_lens.formats.bitmap_meta.JavaHashMapOrder` (in closed form by
+    :func:`~paimon_lens.formats.bitmap_meta.hashmap_order` for bulk writes); V2 index blocks are sorted.
 
     Args:
         data_type: the column type.
@@ -991,11 +1000,16 @@ class BitmapIndexWriter:
         self._nulls: list[int] = []
         self._order = JavaHashMapOrder()
         self._rows = 0
+        self._bulk: _BulkRows | None = None  # rows written by write_many into an empty writer
 
     def write(self, value: Any) -> None:
         """Append one row."""
+        if self._bulk is not None:
+            self._unbulk()
+        self._add(self._codec.literal_key(value), value)
+
+    def _add(self, key: Hashable, value: Any) -> None:
         codec = self._codec
-        key = codec.literal_key(value)
         row = self._rows
         if key is None:
             self._nulls.append(row)
@@ -1012,12 +1026,46 @@ class BitmapIndexWriter:
         self._rows = row + 1
 
     def write_all(self, values: Iterable[Any]) -> None:
-        """Append rows."""
-        for v in values:
+        """Append rows (:meth:`write_many`)."""
+        self.write_many(values)
+
+    def write_many(self, values: Iterable[Any]) -> None:
+        """Append rows in bulk: the same bytes as :meth:`write` of each value, much faster.
+
+        Into an empty writer the values are grouped at once (a dict of the distinct values, numpy
+        for the rows) and :meth:`serialized_bytes` lays the index out vectorised, with the HashMap
+        order in closed form (:func:`~paimon_lens.formats.bitmap_meta.hashmap_order`). A value
+        :meth:`write` would reject makes this replay :meth:`write` one value at a time, which
+        raises the same error after the same rows; so does a writer that already holds rows.
+        """
+        vals = values if isinstance(values, list) else list(values)
+        if self._rows == 0 and self._bulk is None:
+            try:
+                keys, codes = _group_keys(self._codec, vals)
+            except (TypeError, ValueError, OverflowError):
+                pass
+            else:
+                if len(codes):
+                    self._bulk = _BulkRows(keys, codes)
+                    self._rows = len(codes)
+                return
+        for v in vals:
             self.write(v)
+
+    def _unbulk(self) -> None:
+        """Turn rows written in bulk into the row-by-row state (before more rows are written)."""
+        bulk, self._bulk = self._bulk, None
+        assert bulk is not None
+        self._rows = 0
+        keys = bulk.keys
+        for code in bulk.codes.tolist():
+            key = None if code < 0 else keys[code]
+            self._add(key, key)
 
     def serialized_bytes(self) -> bytes:
         """The index bytes, as Paimon's ``serializedBytes()`` returns them."""
+        if self._bulk is not None:
+            return self._bulk_bytes(self._bulk)
         codec = self._codec
         null_bm = BitMap(self._nulls)
         null_bm.run_optimize()
@@ -1085,10 +1133,287 @@ class BitmapIndexWriter:
                 out += struct.pack(">ii", off, length)
         return bytes(out)
 
+    # -- bulk layout (write_many) ----------------------------------------------------------------
+    def _bulk_bytes(self, bulk: _BulkRows) -> bytes:
+        """:meth:`serialized_bytes` of rows written by :meth:`write_many` (vectorised)."""
+        import numpy as np
+
+        codec = self._codec
+        lay = bulk.layout(codec)
+        n_nulls = lay.null_count
+        out = bytearray()
+        out.append(self.version)
+        out += struct.pack(">ii?", self._rows, len(bulk.keys), n_nulls > 0)
+        if n_nulls:
+            out += _I32.pack(lay.null_offset)
+        if self.version == VERSION_1:
+            hm = lay.hashmap_order
+            keys = bulk.keys
+            if codec.kind == "string":
+                records, _ = _string_records([keys[i] for i in hm.tolist()], lay.offsets[hm][:, None])
+                out += records.tobytes()
+            elif len(hm):
+                rec = np.empty(len(hm), dtype=[("k", codec.numpy_dtype), ("o", ">i4")])
+                rec["k"] = lay.stored_keys()[hm]
+                rec["o"] = lay.offsets[hm]
+                out += rec.tobytes()
+        else:
+            if n_nulls:
+                out += _I32.pack(len(lay.null_bytes))
+            out += self._bulk_v2_index(bulk, lay)
+        out += lay.body
+        return bytes(out)
+
+    def _bulk_v2_index(self, bulk: _BulkRows, lay: _BulkLayout) -> bytes:
+        """:meth:`_v2_index` of a bulk layout: the block directory and the index blocks."""
+        import numpy as np
+
+        codec = self._codec
+        limit = self.index_block_size
+        order = lay.sorted_order()
+        k = len(order)
+        if codec.kind == "string":
+            keys = [bulk.keys[i] for i in order.tolist()]
+            records, starts = _string_records(keys, np.stack([lay.offsets[order], lay.lengths[order]], axis=1))
+            sizes = np.diff(np.append(starts, len(records)))
+        else:
+            rec = np.empty(k, dtype=[("k", codec.numpy_dtype), ("o", ">i4"), ("l", ">i4")])
+            rec["k"] = lay.stored_keys()[order]
+            rec["o"] = lay.offsets[order]
+            rec["l"] = lay.lengths[order]
+            records = np.frombuffer(rec.tobytes(), dtype=np.uint8)
+            sizes = np.full(k, rec.dtype.itemsize, dtype=np.int64)
+            starts = np.arange(k, dtype=np.int64) * rec.dtype.itemsize
+        # blocks: greedy, as _v2_index; ends[i] is the byte end of entry i in ``records``
+        ends = starts + sizes
+        bounds: list[tuple[int, int]] = []  # entry index ranges
+        i = 0
+        while i < k:
+            j = int(np.searchsorted(ends, starts[i] + limit - 4, side="right"))
+            if j <= i:
+                raise ValueError(f"index-block-size {limit} is too small for one entry of {int(sizes[i])} bytes "
+                                 "(Paimon fails with 'index fail')")
+            bounds.append((i, j))
+            i = j
+        directory = bytearray(_I32.pack(len(bounds)))
+        blocks = bytearray()
+        first_keys = [bulk.keys[int(order[a])] for a, _ in bounds]
+        for (a, b), first in zip(bounds, first_keys):
+            directory += codec.encode(first)
+            directory += _I32.pack(len(blocks))
+            blocks += _I32.pack(b - a)
+            blocks += records[int(starts[a]):int(ends[b - 1])].tobytes()
+        directory += _I32.pack(len(blocks))
+        return bytes(directory + blocks)
+
+
+@dataclass(slots=True)
+class _BulkLayout:
+    """Where every entry of a bulk-written bitmap index goes (shared by every block size).
+
+    Arrays are indexed by key code (first-occurrence order): ``offsets``/``lengths`` as stored
+    (``-1 - row`` and -1 for a single row); ``hashmap_order`` the codes in ``HashMap`` order;
+    ``body`` the serialized bitmaps (the null bitmap first when it has several rows).
+    """
+
+    codec: KeyCodec
+    keys: list[Hashable]
+    offsets: npt.NDArray[np.int64]
+    lengths: npt.NDArray[np.int64]
+    hashmap_order: npt.NDArray[np.int64]
+    null_count: int
+    null_offset: int
+    null_bytes: bytes
+    body: bytes
+    _stored: npt.NDArray[Any] | None = None
+    _sorted: npt.NDArray[np.int64] | None = None
+
+    def stored_keys(self) -> npt.NDArray[Any]:
+        """Fixed-size keys as stored (big-endian numpy array, by code)."""
+        if self._stored is None:
+            self._stored = _stored_keys(self.codec, self.keys)
+        return self._stored
+
+    def sorted_order(self) -> npt.NDArray[np.int64]:
+        """Codes sorted by key (Java's comparator; the V2 entry order)."""
+        import numpy as np
+
+        if self._sorted is None:
+            if self.codec.kind == "string":
+                keys = cast(list[bytes], self.keys)
+                self._sorted = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+            else:
+                self._sorted = np.argsort(np.array(self.keys, dtype=np.int64), kind="stable")
+        return self._sorted
+
+
+class _BulkRows:
+    """Rows written by :meth:`BitmapIndexWriter.write_many`: distinct keys and each row's key code.
+
+    ``keys`` are the distinct non-null raw keys in first-occurrence order; ``codes[row]`` is the
+    index of the row's key, -1 for a null. The layout is computed once and shared by copies of
+    the writer (the what-if builder serializes one layout with several block sizes).
+    """
+
+    __slots__ = ("_layout", "codes", "keys")
+
+    def __init__(self, keys: list[Hashable], codes: npt.NDArray[np.int64]) -> None:
+        self.keys = keys
+        self.codes = codes
+        self._layout: _BulkLayout | None = None
+
+    def layout(self, codec: KeyCodec) -> _BulkLayout:
+        """The entries' offsets, lengths, HashMap order and body (computed on first use)."""
+        if self._layout is None:
+            self._layout = self._make_layout(codec)
+        return self._layout
+
+    def _make_layout(self, codec: KeyCodec) -> _BulkLayout:
+        import array
+
+        import numpy as np
+
+        keys, codes = self.keys, self.codes
+        k = len(keys)
+        non_null = np.flatnonzero(codes >= 0)
+        nulls = np.flatnonzero(codes < 0)
+        key_codes = codes[non_null]
+        by_code = non_null[np.argsort(key_codes, kind="stable")]  # rows grouped by code, ascending
+        counts = np.bincount(key_codes, minlength=k).astype(np.int64)
+        starts = np.zeros(k, dtype=np.int64)
+        if k:
+            np.cumsum(counts[:-1], out=starts[1:])
+        first_rows = by_code[starts] if k else starts
+        trailing = bool(k) and int(non_null[-1]) > int(first_rows[-1])
+        hashes = java_hashes(codec, keys)
+        hm = hashmap_order(hashes, trailing)
+        if hm is None:  # a tree bin at some point: replay java.util.HashMap
+            order = JavaHashMapOrder()
+            for key, h in zip(keys, hashes.tolist()):
+                order.insert(key, h)
+            if trailing:
+                order.access()
+            index = {key: i for i, key in enumerate(keys)}
+            hm = np.array([index[key] for key in order.order()], dtype=np.int64)
+
+        null_bm = BitMap(array.array("I", nulls.astype(np.uint32).tobytes()))
+        null_bm.run_optimize()
+        null_bytes = null_bm.serialize()
+        n_nulls = len(nulls)
+        body: list[bytes] = [null_bytes] if n_nulls > 1 else []
+        offsets = -1 - first_rows
+        lengths = np.full(k, -1, dtype=np.int64)
+        multi = hm[counts[hm] > 1]  # codes with a stored bitmap, in HashMap (body) order
+        if len(multi):
+            rows = array.array("I", by_code.astype(np.uint32).tobytes())
+            ser = _serialize_rows
+            raws = [ser(BitMap(rows[a:a + c])) for a, c in zip(starts[multi].tolist(), counts[multi].tolist())]
+            sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+            base = len(null_bytes) if n_nulls > 1 else 0
+            offsets[multi] = base + np.cumsum(sizes) - sizes
+            lengths[multi] = sizes
+            body += raws
+        return _BulkLayout(codec, keys, offsets, lengths, hm, n_nulls,
+                           int(-1 - nulls[0]) if n_nulls == 1 else 0, null_bytes, b"".join(body))
+
+
+def _serialize_rows(bm: BitMap) -> bytes:
+    bm.run_optimize()
+    raw: bytes = bm.serialize()
+    return raw
+
+
+_INT_KINDS = frozenset({"byte", "short", "int", "long"})
+_INT_BITS = {"byte": 8, "short": 16, "int": 32, "long": 64}
+
+
+def _group_keys(codec: KeyCodec, values: list[Any]) -> tuple[list[Hashable], npt.NDArray[np.int64]]:
+    """The distinct raw keys of ``values`` in first-occurrence order, and each row's key code (-1: null).
+
+    Raises TypeError/ValueError/OverflowError for a value :meth:`BitmapIndexWriter.write` rejects.
+    Plain ``str`` and ``int`` columns are grouped by value before the keys are made (str hashes
+    are cached, and only the distinct values are encoded); anything else key by key.
+    """
+    import numpy as np
+
+    kinds = set(map(type, values))
+    kinds.discard(type(None))
+    kind = codec.kind
+    by_value = (kind == "string" and kinds <= {str}) or (kind in _INT_KINDS and codec.ts_micros is None
+                                                         and kinds <= {int})
+    index: dict[Any, int] = {}
+    setdefault = index.setdefault
+    if by_value:
+        codes_list = [setdefault(v, len(index)) for v in values]
+    else:
+        codes_list = [setdefault(key, len(index)) for key in map(codec.literal_key, values)]
+    codes = np.array(codes_list, dtype=np.int64)
+    distinct = list(index)
+    null = index.get(None)
+    if null is not None:
+        del distinct[null]
+        codes[codes == null] = -1
+        codes[codes > null] -= 1
+    if kind == "string":
+        keys: list[Hashable] = [v.encode("utf-8", "replace") if isinstance(v, str) else v for v in distinct]
+        if by_value and len(set(keys)) != len(keys):  # lone surrogates: distinct strings, equal keys
+            merged: dict[Hashable, int] = {}
+            remap = np.array([merged.setdefault(key, len(merged)) for key in keys], dtype=np.int64)
+            keys = list(merged)
+            codes = np.where(codes >= 0, remap[codes], -1)
+        return keys, codes
+    keys = distinct
+    if kind in _INT_KINDS and keys:
+        bits = _INT_BITS[kind]
+        lo, hi = min(keys), max(keys)  # type: ignore[type-var]  # int keys
+        if lo < -(1 << (bits - 1)) or hi >= 1 << (bits - 1):  # type: ignore[operator]
+            raise ValueError(f"a value is out of range for {codec.data_type}")
+    return keys, codes
+
+
+def _stored_keys(codec: KeyCodec, keys: Sequence[Hashable]) -> npt.NDArray[Any]:
+    """Fixed-size raw keys as their stored big-endian values (a numpy array)."""
+    import numpy as np
+
+    kind = codec.kind
+    arr = np.array(keys, dtype=np.int64)
+    if kind == "float":
+        arr = np.where(arr >= 0, arr, ~arr | 0x80000000)
+    elif kind == "double":
+        u = arr.view(np.uint64)
+        arr = np.where(arr >= 0, u, (~arr).view(np.uint64) | np.uint64(1 << 63))
+    return arr.astype(codec.numpy_dtype)
+
+
+def _string_records(keys: Sequence[bytes], tail: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.uint8],
+                                                                                   npt.NDArray[np.int64]]:
+    """``len:i32 + key + tail[i] as i32s`` for every key, back to back, and each record's start."""
+    import numpy as np
+
+    n = len(keys)
+    width = 4 * tail.shape[1] if tail.ndim == 2 else 0
+    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=n)
+    sizes = 4 + lengths + width
+    starts = np.zeros(n, dtype=np.int64)
+    if n:
+        np.cumsum(sizes[:-1], out=starts[1:])
+    out = np.empty(int(sizes.sum()), dtype=np.uint8)
+    if n == 0:
+        return out, starts
+    four = np.arange(4)
+    out[(starts[:, None] + four).ravel()] = lengths.astype(">i4").view(np.uint8)
+    data = np.frombuffer(b"".join(keys), dtype=np.uint8)
+    if len(data):
+        key_starts = np.cumsum(lengths) - lengths
+        out[np.repeat(starts + 4 - key_starts, lengths) + np.arange(len(data))] = data
+    if width:
+        out[((starts + 4 + lengths)[:, None] + np.arange(width)).ravel()] = tail.astype(">i4").view(np.uint8).ravel()
+    return out, starts
+
 
 def write_bitmap_index(data_type: DataType, values: Iterable[Any], version: int = VERSION_2,
                        index_block_size: int | str = DEFAULT_INDEX_BLOCK_SIZE) -> bytes:
     """Build the bitmap index Paimon writes for these row values (see :class:`BitmapIndexWriter`)."""
     w = BitmapIndexWriter(data_type, version, index_block_size)
-    w.write_all(values)
+    w.write_many(values)
     return w.serialized_bytes()

@@ -593,11 +593,43 @@ class BloomFilterFileIndexWriter:
                 values = values[~np.isnat(values)]
             self.filter.add_hashes(hash_values(self.data_type, values))
             return
-        present = [v for v in values if v is not None]
-        if present:
-            self.filter.add_hashes(hash_values(self.data_type, present))
+        hashes = hash_present(self.data_type, values)
+        if len(hashes):
+            self.filter.add_hashes(hashes)
 
     def serialized_bytes(self) -> bytes:
         """``num_hash_functions:i32 BE`` followed by the bit set."""
         return struct.pack(">i", self.filter.num_hash_functions) + bytes(self.filter.bits)
 
+
+_INTEGER_ROOTS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "TIME"})
+
+
+def hash_present(data_type: DataType, values: Iterable[Any]) -> Int64Array:
+    """``FastHash`` of the non-null values of a Python sequence (the writer's bulk path).
+
+    The same hashes as :func:`hash_value` of each value, in order, computed faster: plain
+    ``int`` columns (and ``float`` DOUBLE columns) through numpy in one go; strings and bytes
+    hashed once per distinct value. Anything else goes through :func:`hash_values`.
+    """
+    present = [v for v in values if v is not None]
+    if not present:
+        return np.zeros(0, dtype=np.int64)
+    r = data_type.root
+    kinds = set(map(type, present))
+    try:
+        if r in _BYTES_HASHED and kinds <= {str, bytes}:
+            index: dict[Any, int] = {}
+            setdefault = index.setdefault
+            codes = np.array([setdefault(v, len(index)) for v in present], dtype=np.int64)
+            digest = xxhash.xxh64_intdigest
+            distinct = np.array([digest(java_utf8(v) if isinstance(v, str) else v) for v in index],
+                                dtype=np.uint64).view(np.int64)
+            return distinct[codes]
+        if r in _INTEGER_ROOTS and kinds <= {int}:
+            return thomas_wang_hash64_array(np.array(present, dtype=np.int64))
+        if r == "DOUBLE" and kinds <= {float}:
+            return hash_values(data_type, np.array(present, dtype=np.float64))
+    except OverflowError:  # an int beyond 64 bits: hash_value wraps it
+        pass
+    return hash_values(data_type, present)

@@ -38,7 +38,7 @@ from pyroaring import BitMap
 from ..errors import CorruptFileError
 from ..io.reader import ByteReader
 from ..types import DataType
-from .bit_slice import BitSliceIndexBitmap, max_code, read_bit_slice, write_bit_slice
+from .bit_slice import BitSliceIndexBitmap, max_code, read_bit_slice, write_bit_slice_codes
 from .range_bitmap_dictionary import (
     ChunkedDictionary,
     Key,
@@ -46,7 +46,7 @@ from .range_bitmap_dictionary import (
     key_codec,
     parse_memory_size,
     read_dictionary,
-    write_dictionary,
+    write_dictionary_bulk,
 )
 from .reader import FileIndexReader
 from .result import REMAIN, BitmapIndexResult, FileIndexResult
@@ -463,7 +463,8 @@ class RangeBitmapFileIndexReader(FileIndexReader):
 # ---- writing ------------------------------------------------------------------------------------
 
 class RangeBitmapWriter:
-    """Builds range-bitmap bytes row by row, byte-identical to Paimon's writer.
+    """Builds range-bitmap bytes, byte-identical to Paimon's writer (:meth:`write` row by row or
+    :meth:`write_many` in bulk: the same bytes).
 
     Args:
         data_type: the column type.
@@ -480,12 +481,56 @@ class RangeBitmapWriter:
             raise ValueError(f"chunk size must be non-negative, not {chunk_size}")
         self.row_count = 0
         self._rows: dict[Key, BitMap] = {}
+        self._bulk: _BulkRows | None = None  # rows written by write_many into an empty writer
+        self._check_fit = self.codec.kind in _INT_RANGES
+        self._string_keys = self.codec.kind == "str"
+
+    def write_many(self, values: Iterable[Any]) -> None:
+        """Append many rows: the same bytes as :meth:`write` of each value, much faster.
+
+        Into an empty writer the values are grouped at once (distinct keys in a dict, each row's
+        key code in a numpy array) and :meth:`serialized_bytes` writes the dictionary and the
+        bit-slice index vectorised (:func:`~.range_bitmap_dictionary.write_dictionary_bulk`,
+        :func:`~.bit_slice.write_bit_slice_codes`). A value :meth:`write` would reject makes this
+        replay :meth:`write` one value at a time (the same error after the same rows); so does a
+        writer that already holds rows.
+        """
+        vals = values if isinstance(values, list) else list(values)
+        if self.row_count == 0 and self._bulk is None:
+            try:
+                keys, codes = _group_keys(self.codec, vals)
+            except (TypeError, ValueError, OverflowError, ArithmeticError):
+                pass
+            else:
+                if vals:
+                    self._bulk = _BulkRows(keys, codes)
+                    self.row_count = len(vals)
+                return
+        for v in vals:
+            self.write(v)
+
+    def _unbulk(self) -> None:
+        """Turn rows written in bulk into the row-by-row state (before more rows are written)."""
+        bulk, self._bulk = self._bulk, None
+        assert bulk is not None
+        keys = bulk.keys
+        for row, code in enumerate(bulk.codes.tolist()):
+            if code >= 0:
+                bm = self._rows.get(keys[code])
+                if bm is None:
+                    bm = self._rows[keys[code]] = BitMap()
+                bm.add(row)
 
     def write(self, value: Any) -> None:
         """Append one row's value (None for null)."""
+        if self._bulk is not None:
+            self._unbulk()
         if value is not None:
             key = self.codec.from_value(value)
-            self.codec.encode(key)  # range check
+            # range check: encode() fails for integers outside the key width and strings of 2 GiB
+            # or more; float and boolean keys always fit
+            if self._check_fit or (self._string_keys and len(key) > _MAX_I32):  # type: ignore[arg-type]
+                self.codec.encode(key)
             bm = self._rows.get(key)
             if bm is None:
                 bm = self._rows[key] = BitMap()
@@ -494,21 +539,127 @@ class RangeBitmapWriter:
 
     def serialized_bytes(self) -> bytes:
         """The index bytes."""
+        if self._bulk is not None:
+            return self._bulk_bytes(self._bulk)
+        import numpy as np
+
         keys = sorted(self._rows)
-        rows = [self._rows[k] for k in keys]
+        # the vectorised serializers write what write_dictionary / write_bit_slice write (tested)
+        codes = np.full(self.row_count, -1, dtype=np.int64)
+        for code, k in enumerate(keys):
+            codes[self._rows[k].to_array()] = code
         header = bytes([VERSION]) + _i32(self.row_count) + _i32(len(keys))
         if keys:
             header += self.codec.encode(keys[0]) + self.codec.encode(keys[-1])
-        dictionary = write_dictionary(keys, self.codec, self.chunk_size)
+        dictionary = write_dictionary_bulk(keys, self.codec, self.chunk_size)
         header += _i32(len(dictionary))
-        return _i32(len(header)) + header + dictionary + write_bit_slice(rows)
+        return _i32(len(header)) + header + dictionary + write_bit_slice_codes(codes, len(keys))
+
+    def _bulk_bytes(self, bulk: _BulkRows) -> bytes:
+        """:meth:`serialized_bytes` of rows written by :meth:`write_many`."""
+        keys = bulk.sorted_keys()
+        header = bytes([VERSION]) + _i32(self.row_count) + _i32(len(keys))
+        if keys:
+            header += self.codec.encode(keys[0]) + self.codec.encode(keys[-1])
+        dictionary = write_dictionary_bulk(keys, self.codec, self.chunk_size)
+        header += _i32(len(dictionary))
+        return _i32(len(header)) + header + dictionary + bulk.bit_slice()
+
+
+class _BulkRows:
+    """Rows written by :meth:`RangeBitmapWriter.write_many`: distinct keys and each row's key code.
+
+    ``keys`` are the distinct non-null sort keys in first-occurrence order, ``codes[row]`` the
+    index of the row's key (-1 for a null). The sorted keys and the bit-slice index do not depend
+    on the chunk size: they are computed once and shared by copies of the writer.
+    """
+
+    __slots__ = ("_bsi", "_sorted", "codes", "keys")
+
+    def __init__(self, keys: list[Key], codes: Any) -> None:
+        self.keys = keys
+        self.codes = codes
+        self._sorted: tuple[list[Key], Any] | None = None
+        self._bsi: bytes | None = None
+
+    def _sort(self) -> tuple[list[Key], Any]:
+        import numpy as np
+
+        if self._sorted is None:
+            keys = self.keys
+            if keys and isinstance(keys[0], bytes):
+                order = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+            else:
+                order = np.argsort(np.array(keys, dtype=np.int64), kind="stable")
+            self._sorted = ([keys[i] for i in order.tolist()], order)
+        return self._sorted
+
+    def sorted_keys(self) -> list[Key]:
+        """The distinct keys in Java's order (the dictionary; code = position)."""
+        return self._sort()[0]
+
+    def bit_slice(self) -> bytes:
+        """The bit-slice index of the rows' dictionary codes."""
+        import numpy as np
+
+        if self._bsi is None:
+            order = self._sort()[1]
+            rank = np.empty(len(order) + 1, dtype=np.int64)
+            rank[order] = np.arange(len(order))
+            rank[-1] = -1  # codes of -1 (nulls) index the last element
+            self._bsi = write_bit_slice_codes(rank[self.codes], len(order))
+        return self._bsi
+
+
+_PLAIN_INTS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "TIME"})
+_MAX_I32 = (1 << 31) - 1
+_INT_RANGES = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
+
+
+def _group_keys(codec: KeyCodec, values: list[Any]) -> tuple[list[Key], Any]:
+    """The distinct sort keys of ``values`` in first-occurrence order, and each row's key code (-1: null).
+
+    Raises what :meth:`RangeBitmapWriter.write` raises for a value it rejects (TypeError,
+    ValueError, ArithmeticError) or OverflowError. Plain ``str`` and ``int`` values are grouped by
+    value first (only the distinct ones are converted); anything else key by key.
+    """
+    import numpy as np
+
+    kinds = set(map(type, values))
+    kinds.discard(type(None))
+    k = codec.kind
+    by_value = (k == "str" and kinds <= {str}) or (k in _INT_RANGES and codec.data_type.root in _PLAIN_INTS
+                                                   and kinds <= {int})
+    index: dict[Any, int] = {}
+    setdefault = index.setdefault
+    if by_value:
+        codes_list = [setdefault(v, len(index)) for v in values]
+    else:
+        from_value = codec.from_value
+        codes_list = [setdefault(None if v is None else from_value(v), len(index)) for v in values]
+    codes = np.array(codes_list, dtype=np.int64)
+    distinct = list(index)
+    null = index.get(None)
+    if null is not None:
+        del distinct[null]
+        codes[codes == null] = -1
+        codes[codes > null] -= 1
+    if k == "str":
+        if by_value:
+            distinct = [v.encode("utf-8", "surrogatepass") for v in distinct]
+        return distinct, codes
+    if distinct:
+        lo, hi = min(distinct), max(distinct)
+        bits = _INT_RANGES.get(k, 64)
+        if lo < -(1 << (bits - 1)) or hi >= 1 << (bits - 1):  # encode() would fail on some key
+            raise ValueError(f"a value does not fit {codec.data_type}")
+    return distinct, codes
 
 
 def write_range_bitmap(data_type: DataType, values: Iterable[Any], chunk_size: int | str | None = None) -> bytes:
     """Range-bitmap bytes for ``values`` (internal form, None = null), one per row."""
     w = RangeBitmapWriter(data_type, chunk_size)
-    for v in values:
-        w.write(v)
+    w.write_many(values)
     return w.serialized_bytes()
 
 

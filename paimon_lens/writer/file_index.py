@@ -148,12 +148,7 @@ def build_container(specs: Sequence[IndexSpec], fields: Sequence[DataField],
     built: dict[tuple[str, str], bytes] = {}
     for spec in specs:
         writer = make_index_writer(spec, by_name[spec.column].type)
-        values = columns[spec.column]
-        if isinstance(writer, BloomFilterFileIndexWriter):
-            writer.write_many(list(values))
-        else:
-            for v in values:
-                writer.write(v)
+        writer.write_many(list(columns[spec.column]))  # bulk paths: the same bytes as write() per value
         built[(spec.column, spec.index_type)] = writer.serialized_bytes()
     # indexMaintainers: HashMap<type, HashMap<column, maintainer>>; serializeMaintainers walks it and
     # fills HashMap<column, HashMap<type, bytes>> (computeIfAbsent outside, put inside)
