@@ -105,7 +105,7 @@ def test_frames_and_pareto(advice: Advice) -> None:
     assert "<pre>" in advice._repr_html_()
 
 
-def _size_choice(tmp: Path, index_type: str, distinct: int, query_runs: int) -> str:
+def _size_choice(tmp: Path, index_type: str, distinct: int, query_runs: int, in_lists: bool = False) -> str:
     """The block/chunk size advised for ``index_type`` on a column with ``distinct`` values in every file."""
     schema = pa.schema([("code", pa.string()), ("n", pa.int32())])
     if not tmp.exists():
@@ -115,6 +115,9 @@ def _size_choice(tmp: Path, index_type: str, distinct: int, query_runs: int) -> 
                           schema=schema), rows_per_file=4000)
     table = paimon_lens.open_table(str(tmp))
     workload = [(f"code = 'c{i * 7 % distinct:06d}'", 1.0) for i in range(6)]
+    if in_lists:  # IN lists of 300 values: each query reads most blocks/chunks whatever their size
+        workload = [("code IN (" + ", ".join(f"'c{(i * 997 + j * 13) % distinct:06d}'" for j in range(300)) + ")", 1.0)
+                    for i in range(3)]
     advice = recommend(table, workload, index_types=[index_type], query_runs=query_runs)
     rec = _rec(advice, "code")
     assert rec.index_type == index_type, rec
@@ -130,11 +133,13 @@ def _kib(size: str) -> int:
 
 
 @pytest.mark.parametrize("index_type", ["bitmap", "range-bitmap"])
-def test_block_and_chunk_sizes_move_with_dictionary_size(tmp_path: Path, index_type: str) -> None:
+def test_block_and_chunk_sizes_move_with_dictionary_size_and_workload(tmp_path: Path, index_type: str) -> None:
     small = _size_choice(tmp_path / "small", index_type, distinct=12, query_runs=1000)
     large = _size_choice(tmp_path / "large", index_type, distinct=4000, query_runs=1000)
+    wide = _size_choice(tmp_path / "large", index_type, distinct=4000, query_runs=1000, in_lists=True)
     assert small == "16kb"  # a dozen values fit in any block or chunk: Paimon's default
-    assert _kib(large) < 16  # a lookup reads one block/chunk of a big dictionary: smaller reads less
+    assert _kib(large) < 16  # point lookups read one block/chunk of a big dictionary: smaller reads less
+    assert _kib(wide) >= 16  # 300-value IN lists touch most blocks anyway: small ones buy nothing
 
 
 def test_existing_useless_index_is_dropped(tmp_path: Path) -> None:
