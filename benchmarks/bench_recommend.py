@@ -99,8 +99,10 @@ def timed_recommend(path: Path, max_files: int | None) -> tuple[dict[str, float]
     cands = []
     for col in kinds:
         per_file = [fc.distinct_count for fp in profile.files for fc in fp.columns if fc.column == col]
-        cands.extend(c for c in candidate_grid(col, by_name[col].type, per_file, workload_kinds=kinds[col])
-                     if c.index_type != "bsi")
+        ranges = "range" in kinds[col]  # the advisor's own filter (see paimon_lens.advisor.advise)
+        grid = candidate_grid(col, by_name[col].type, per_file, workload_kinds=kinds[col])
+        cands.extend(c for c in grid if c.index_type != "bsi"
+                     and (ranges or c.index_type is None or "range-bitmap" not in c.index_type))
     result = measure(table, wl, cands, max_files=max_files)
     times["what-if (build + evaluate)"] = time.perf_counter() - t1
     times["of which building indexes"] = sum(m.build_seconds for m in result.measures)  # measured, not scaled

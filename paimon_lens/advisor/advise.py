@@ -16,8 +16,9 @@ the table's own files (:mod:`.whatif`), then picks per column with these rules:
    already separate therefore gets no index: an index could only trim the one file left.
 
 Candidates: bloom-filter, bitmap (v2) and range-bitmap grids (:func:`.candidates.candidate_grid`);
-the legacy ``bsi`` is not proposed (range-bitmap answers the same predicates), but a table's
-existing indexes of any type are measured with their own options.
+range-bitmap (built for ranges) only for columns the workload queries by range, the legacy ``bsi``
+never (range-bitmap answers the same predicates); a table's existing indexes of any type are
+measured with their own options. ``index_types`` overrides the choice of types.
 3. **Cheapest eligible.** Among eligible candidates the index type that stores the fewest bytes
    wins (a bloom filter over a bitmap for unique ids, a bitmap over a range-bitmap for a few
    values); among that type's options the lowest cost wins:
@@ -51,6 +52,7 @@ from .candidates import (
     DEFAULT_BLOOM_ITEMS,
     DEFAULT_CHUNK_SIZE,
     DEFAULT_INDEX_BLOCK_SIZE,
+    RANGE_BITMAP,
     Candidate,
     candidate_grid,
     predicate_kinds,
@@ -519,7 +521,10 @@ def recommend(table: Table, workload: Any = None, *, columns: Sequence[str] | No
         if cp is None and not per_file:
             continue
         grid = candidate_grid(col, by_name[col].type, per_file, workload_kinds=kinds[col])
+        ranges = "range" in kinds[col]
         cands.extend(c for c in grid if c.index_type != BSI  # existing bsi indexes are measured below
+                     and (ranges or c.index_type is None or RANGE_BITMAP not in c.index_type
+                          or index_types is not None)
                      and (index_types is None or c.index_type is None or c.index_type in index_types))
     labels = {(c.column, c.label) for c in cands}
     for spec in existing:
