@@ -65,6 +65,7 @@ from .bitmap_meta import (
     java_hashes,
     key_codec,
 )
+from .grouping import first_occurrence_codes
 from .reader import FileIndexReader
 from .result import BitmapIndexResult, FileIndexResult
 from .roaring import portable_cardinalities, serialized_size
@@ -1341,19 +1342,7 @@ def _group_keys(codec: KeyCodec, values: list[Any]) -> tuple[list[Hashable], npt
     kind = codec.kind
     by_value = (kind == "string" and kinds <= {str}) or (kind in _INT_KINDS and codec.ts_micros is None
                                                          and kinds <= {int})
-    index: dict[Any, int] = {}
-    setdefault = index.setdefault
-    if by_value:
-        codes_list = [setdefault(v, len(index)) for v in values]
-    else:
-        codes_list = [setdefault(key, len(index)) for key in map(codec.literal_key, values)]
-    codes = np.array(codes_list, dtype=np.int64)
-    distinct = list(index)
-    null = index.get(None)
-    if null is not None:
-        del distinct[null]
-        codes[codes == null] = -1
-        codes[codes > null] -= 1
+    distinct, codes = first_occurrence_codes(values if by_value else map(codec.literal_key, values))
     if kind == "string":
         keys: list[Hashable] = [v.encode("utf-8", "replace") if isinstance(v, str) else v for v in distinct]
         if by_value and len(set(keys)) != len(keys):  # lone surrogates: distinct strings, equal keys

@@ -39,6 +39,7 @@ from ..errors import CorruptFileError
 from ..io.reader import ByteReader
 from ..types import DataType
 from .bit_slice import BitSliceIndexBitmap, max_code, read_bit_slice, write_bit_slice_codes
+from .grouping import first_occurrence_codes
 from .range_bitmap_dictionary import (
     ChunkedDictionary,
     Key,
@@ -623,27 +624,15 @@ def _group_keys(codec: KeyCodec, values: list[Any]) -> tuple[list[Key], Any]:
     ValueError, ArithmeticError) or OverflowError. Plain ``str`` and ``int`` values are grouped by
     value first (only the distinct ones are converted); anything else key by key.
     """
-    import numpy as np
 
     kinds = set(map(type, values))
     kinds.discard(type(None))
     k = codec.kind
     by_value = (k == "str" and kinds <= {str}) or (k in _INT_RANGES and codec.data_type.root in _PLAIN_INTS
                                                    and kinds <= {int})
-    index: dict[Any, int] = {}
-    setdefault = index.setdefault
-    if by_value:
-        codes_list = [setdefault(v, len(index)) for v in values]
-    else:
-        from_value = codec.from_value
-        codes_list = [setdefault(None if v is None else from_value(v), len(index)) for v in values]
-    codes = np.array(codes_list, dtype=np.int64)
-    distinct = list(index)
-    null = index.get(None)
-    if null is not None:
-        del distinct[null]
-        codes[codes == null] = -1
-        codes[codes > null] -= 1
+    from_value = codec.from_value
+    distinct, codes = first_occurrence_codes(
+        values if by_value else (None if v is None else from_value(v) for v in values))
     if k == "str":
         if by_value:
             distinct = [v.encode("utf-8", "surrogatepass") for v in distinct]
