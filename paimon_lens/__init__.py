@@ -26,7 +26,11 @@ __all__ = [
 
 
 def open_table(path: str, snapshot: int | str | None = None, **kwargs: object):  # type: ignore[no-untyped-def]
-    """Open a Paimon table directory; see :func:`paimon_lens.table.open_table`."""
+    """Open a Paimon table directory; see :func:`paimon_lens.table.open_table`.
+
+    ``engine="spark"`` (with ``spark=session``, or a local session created on demand) or
+    ``engine="process"`` runs per-file work distributed; see :mod:`paimon_lens.engines`.
+    """
     from .table import open_table as _open
 
     return _open(path, snapshot=snapshot, **kwargs)  # type: ignore[arg-type]

@@ -38,6 +38,8 @@ from .metadata.stats import ColumnStats, FileStats, StatsLayout
 if TYPE_CHECKING:
     import pandas as pd
 
+    from .engines.base import Engine
+
 T = TypeVar("T")
 
 PROGRESS_THRESHOLD = 64
@@ -112,7 +114,7 @@ class Table:
 
     def __init__(self, path: str, file_io: FileIO, snapshot: Snapshot | None, schema: TableSchema,
                  schemas: SchemaManager, snapshots: SnapshotManager, cache: _Cache | None = None,
-                 progress: bool | None = None) -> None:
+                 progress: bool | None = None, engine: Engine | None = None) -> None:
         self.path = path
         self.file_io = file_io
         self.snapshot = snapshot
@@ -121,6 +123,12 @@ class Table:
         self.snapshot_manager = snapshots
         self.progress = progress
         self._cache = cache or _Cache()
+        if engine is None:
+            from .engines.local import LOCAL
+
+            engine = LOCAL
+        self.engine: Engine = engine
+        """Where per-file work runs (see :mod:`paimon_lens.engines`)."""
         self._live: list[ManifestEntry] | None = None
         self._files: list[LiveFile] | None = None
         self._indexes: list[Any] | None = None
@@ -158,7 +166,7 @@ class Table:
         """The same table at another snapshot, sharing this object's manifest cache."""
         snap, schema = _select(self.snapshot_manager, self.schema_manager, snapshot, **kwargs)
         return Table(self.path, self.file_io, snap, schema, self.schema_manager, self.snapshot_manager,
-                     self._cache, self.progress)
+                     self._cache, self.progress, self.engine)
 
     # ---- reading metadata -----------------------------------------------------------------
     def _map(self, fn: Callable[[str], T], names: Sequence[str], what: str) -> list[T]:
@@ -208,7 +216,12 @@ class Table:
         names = [m.file_name for m in self.manifest_files()]
         todo = [n for n in dict.fromkeys(names) if n not in self._cache.manifests]
         with gc_paused():
-            self._map(self._manifest, todo, "manifests")
+            if self.engine.distributed and len(todo) > 1:
+                from .distributed import read_manifests
+
+                self._cache.manifests.update(zip(todo, read_manifests(self.engine, self, todo)))
+            else:
+                self._map(self._manifest, todo, "manifests")
         out: list[ManifestEntry] = []
         for n in names:
             out.extend(self._cache.manifests[n])
@@ -341,10 +354,19 @@ class Table:
 
     def _index_infos(self) -> list[Any]:
         if self._indexes is None:
-            from .file_indexes import table_file_indexes
+            if self.engine.distributed:
+                from .distributed import file_indexes
 
-            self._indexes = table_file_indexes(self)
+                self._indexes = file_indexes(self.engine, self)
+            else:
+                from .file_indexes import table_file_indexes
+
+                self._indexes = table_file_indexes(self)
         return self._indexes
+
+    def index_infos(self) -> list[Any]:
+        """Every decoded index of every live file (:class:`~paimon_lens.file_indexes.IndexInfo`, cached)."""
+        return self._index_infos()
 
     def file_indexes(self, index_type: str | None = None) -> pd.DataFrame:
         """One row per data file x column x index type with the decoded summary of each index.
@@ -373,14 +395,31 @@ class Table:
 
     def explain(self, where: str, *, truth: bool = False, index_enabled: bool = True) -> Any:
         """Which files ``where`` makes Paimon read and why; see :func:`paimon_lens.pruning.explain.explain`."""
+        if self.engine.distributed:
+            from .distributed import explain as explain_on
+
+            return explain_on(self.engine, self, where, truth=truth, index_enabled=index_enabled)
         from .pruning.explain import explain
 
         return explain(self, where, truth=truth, index_enabled=index_enabled)
 
+    def explain_many(self, wheres: Sequence[Any], *, truth: bool = False, index_enabled: bool = True) -> list[Any]:
+        """:meth:`explain` of each predicate (one distributed run on a distributed engine)."""
+        if self.engine.distributed:
+            from .distributed import explain_many
+
+            return list(explain_many(self.engine, self, wheres, truth=truth, index_enabled=index_enabled))
+        return [self.explain(w, truth=truth, index_enabled=index_enabled) for w in wheres]
+
     def deletion_vectors(self) -> pd.DataFrame:
         """Every deletion vector of the snapshot, decoded and CRC-checked (one row per data file)."""
-        from .deletion_vectors import table_deletion_vectors
         from .presentation import frames
+
+        if self.engine.distributed:
+            from .distributed import deletion_vectors
+
+            return frames.deletion_vectors_frame(self, deletion_vectors(self.engine, self))
+        from .deletion_vectors import table_deletion_vectors
 
         return frames.deletion_vectors_frame(self, table_deletion_vectors(self))
 
@@ -428,7 +467,8 @@ def _select(snapshots: SnapshotManager, schemas: SchemaManager, snapshot: int | 
 
 def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, tag: str | None = None,
                timestamp_ms: int | None = None, storage_options: dict[str, Any] | None = None,
-               progress: bool | None = None) -> Table:
+               progress: bool | None = None, engine: str | Engine | None = None, spark: Any = None,
+               spark_master: str | None = None) -> Table:
     """Open the Paimon table in directory ``path`` at one snapshot.
 
     Args:
@@ -439,6 +479,11 @@ def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, t
         timestamp_ms: select the latest snapshot committed at or before this epoch millisecond.
         storage_options: passed to fsspec for remote paths.
         progress: show a progress bar while reading many manifests (default: when many).
+        engine: where per-file work runs: ``"local"`` (default, in process), ``"process"`` (a
+            local process pool) or ``"spark"`` (PySpark), or an engine object; see
+            :mod:`paimon_lens.engines`.
+        spark: a ``SparkSession`` for the Spark engine (implies ``engine="spark"``); without
+            one a session is created with ``spark_master`` (default ``local[*]``).
 
     Raises:
         TableNotFoundError: ``path`` holds no Paimon table.
@@ -454,7 +499,10 @@ def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, t
         raise TableNotFoundError(f"{path} is not a Paimon table: it has no schema/schema-N files")
     snapshots = SnapshotManager(file_io, local)
     snap, schema = _select(snapshots, schemas, snapshot, tag=tag, timestamp_ms=timestamp_ms)
-    return Table(local, file_io, snap, schema, schemas, snapshots, progress=progress)
+    from .engines.base import get_engine
+
+    return Table(local, file_io, snap, schema, schemas, snapshots, progress=progress,
+                 engine=get_engine(engine, spark=spark, spark_master=spark_master))
 
 
 __all__ = ["FILE_SOURCES", "LiveFile", "PaimonLensError", "Table", "open_table"]

@@ -10,6 +10,9 @@ JSON shapes are a contract relied on by scripts (fields are added, never renamed
     paimon-lens dv DV_INDEX_FILE [--offset N --length N] [--bitmap64] [--format json]
     paimon-lens report TABLE_PATH [--workload FILE] [--snapshot S] [--recommend] [-o report.html] [--format json]
     paimon-lens recommend TABLE_PATH [--workload FILE] [--max-files N] [--format json]
+
+``files``, ``indexes``, ``explain``, ``report`` and ``recommend`` take ``--engine local|process|spark``
+(and ``--spark-master URL``, default ``local[*]``): the same output, computed on a process pool or Spark.
 """
 
 from __future__ import annotations
@@ -36,7 +39,15 @@ def _print_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], out: Any
 def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from ..table import open_table
 
-    return open_table(args.table, snapshot=args.snapshot)
+    return open_table(args.table, snapshot=args.snapshot, engine=getattr(args, "engine", None),
+                      spark_master=getattr(args, "spark_master", None))
+
+
+def _add_engine_args(p: argparse.ArgumentParser) -> None:
+    """``--engine local|process|spark`` and ``--spark-master`` (see :mod:`paimon_lens.engines`)."""
+    p.add_argument("--engine", choices=("local", "process", "spark"), default="local",
+                   help="where per-file work runs: in process (default), a process pool, or Spark")
+    p.add_argument("--spark-master", default=None, help="Spark master URL with --engine spark (default local[*])")
 
 
 def cmd_files(args: argparse.Namespace, out: Any) -> int:
@@ -75,11 +86,10 @@ def _fact(key: str, value: Any) -> str:
 
 def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
     """``indexes``: every file index of a snapshot, decoded."""
-    from ..file_indexes import table_file_indexes
     from .index_frames import indexes_json
 
     table = _open(args)
-    infos = table_file_indexes(table)
+    infos = table.index_infos()
     if args.format == "json":
         json.dump(indexes_json(table, infos), out, ensure_ascii=False, default=str, allow_nan=False)
         out.write("\n")
@@ -148,8 +158,6 @@ def cmd_probe(args: argparse.Namespace, out: Any) -> int:
 
 def cmd_explain(args: argparse.Namespace, out: Any) -> int:
     """``explain``: which files a predicate reads and why, stage by stage."""
-    from ..pruning.explain import explain
-
     if (args.where is None) == (args.where_file is None):
         raise PaimonLensError("give exactly one of --where SQL or --where-file FILE")
     table = _open(args)
@@ -158,7 +166,7 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
     reports = []
     for sql in sqls:
         try:
-            report = explain(table, sql, truth=args.truth, index_enabled=not args.no_index)
+            report = table.explain(sql, truth=args.truth, index_enabled=not args.no_index)
         except PaimonLensError as e:
             if args.where is not None:
                 raise
@@ -306,12 +314,14 @@ def build_parser() -> argparse.ArgumentParser:
     files.add_argument("--snapshot", default=None,
                        help="snapshot id, 'latest' (default), 'earliest', 'tag:NAME' or an ISO timestamp")
     files.add_argument("--format", choices=("table", "json"), default="table")
+    _add_engine_args(files)
     files.set_defaults(func=cmd_files)
 
     idx = sub.add_parser("indexes", help="decode every file index of a snapshot")
     idx.add_argument("table", help="table directory")
     idx.add_argument("--snapshot", default=None, help="snapshot selector (see files)")
     idx.add_argument("--format", choices=("table", "json"), default="table")
+    _add_engine_args(idx)
     idx.set_defaults(func=cmd_indexes)
 
     probe = sub.add_parser("probe", help="evaluate predicates on one file-index container (.index file)")
@@ -331,6 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--positions", action="store_true", help="include index bitmap row positions")
     ex.add_argument("--no-index", action="store_true", help="model file-index.read.enabled = false")
     ex.add_argument("--format", choices=("table", "json"), default="table")
+    _add_engine_args(ex)
     ex.set_defaults(func=cmd_explain)
 
     dv = sub.add_parser("dv", help="decode deletion vectors of a deletion-vector index file")
@@ -349,6 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--recommend", action="store_true", help="add index recommendations (measures candidates)")
     rep.add_argument("--max-files", type=int, default=None, help="with --recommend: measure a sample of files")
     rep.add_argument("--format", choices=("table", "json"), default="table")
+    _add_engine_args(rep)
     rep.set_defaults(func=cmd_report)
 
     rec = sub.add_parser("recommend", help="which file indexes the table should have, measured on its data")
@@ -359,7 +371,12 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--query-runs", type=int, default=1000,
                      help="times each query runs over the index's life (weighs bytes read against bytes stored)")
     rec.add_argument("--format", choices=("table", "json"), default="table")
+    _add_engine_args(rec)
     rec.set_defaults(func=cmd_recommend)
+
+    from ..synth import add_synth_parser  # light: pyspark is imported by the job only
+
+    add_synth_parser(sub)
     return p
 
 

@@ -1,0 +1,70 @@
+"""Engines that run on this machine: in process (the default) and a process pool.
+
+:class:`LocalEngine` is paimon-lens's original behaviour: tables opened with it use the
+in-process code paths (remote manifests are read by a thread pool, see ``Table._map``); its
+``map`` is a plain loop, or a thread pool when asked for. :class:`ProcessEngine` runs the
+distributed plans of :mod:`paimon_lens.distributed` on a ``ProcessPoolExecutor``: decoding holds
+the GIL, so processes (not threads) are what spreads it over cores, at the cost of pickling tasks
+and results. No JVM either way.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from typing import TypeVar
+
+from .tasks import guarded, unwrap
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class LocalEngine:
+    """In this process (``threads > 1``: ``map`` uses a thread pool)."""
+
+    name = "local"
+    distributed = False
+
+    def __init__(self, threads: int = 1) -> None:
+        self.threads = threads
+
+    def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+        """``[fn(x) for x in items]`` (threads when configured and there is more than one item)."""
+        if self.threads <= 1 or len(items) <= 1:
+            return [fn(x) for x in items]
+        with ThreadPoolExecutor(max_workers=min(self.threads, len(items))) as pool:
+            return list(pool.map(fn, items))
+
+    def __repr__(self) -> str:
+        return f"LocalEngine(threads={self.threads})"
+
+
+LOCAL = LocalEngine()
+"""The default engine."""
+
+
+class ProcessEngine:
+    """A local process pool running the distributed plans (``workers``: default ``os.cpu_count()``)."""
+
+    name = "process"
+    distributed = True
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or os.cpu_count() or 1
+
+    @property
+    def parallelism(self) -> int:
+        """How many tasks run at once."""
+        return self.workers
+
+    def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+        """``[fn(x) for x in items]`` in worker processes (in process for a single item)."""
+        if len(items) <= 1 or self.workers <= 1:
+            return [fn(x) for x in items]
+        with ProcessPoolExecutor(max_workers=min(self.workers, len(items))) as pool:
+            return [unwrap(r) for r in pool.map(guarded, [fn] * len(items), items)]
+
+    def __repr__(self) -> str:
+        return f"ProcessEngine(workers={self.workers})"

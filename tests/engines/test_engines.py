@@ -1,0 +1,73 @@
+"""Engine selection, the process-pool engine, task errors, and a light import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from functools import partial
+from pathlib import Path
+
+import pandas.testing as pdt
+import pytest
+
+import paimon_lens as pl
+from paimon_lens.engines import get_engine
+from paimon_lens.engines.base import TaskError
+from paimon_lens.engines.local import LOCAL, LocalEngine, ProcessEngine
+from paimon_lens.errors import CorruptFileError, PaimonLensError
+from tests.conftest import load_json, oracle_paths
+from tests.pruning.test_truth import strip
+
+
+def test_get_engine() -> None:
+    assert get_engine() is LOCAL and get_engine("local") is LOCAL
+    assert isinstance(get_engine("process", workers=2), ProcessEngine)
+    engine = LocalEngine(threads=3)
+    assert get_engine(engine) is engine
+    assert engine.map(abs, [-1, 2, -3]) == [1, 2, 3]
+    with pytest.raises(PaimonLensError, match="unknown engine"):
+        get_engine("flink")
+
+
+def _fail(n: int) -> int:
+    if n == 2:
+        raise CorruptFileError("/x", 7, "magic", "1", "2")
+    return n
+
+
+def test_task_errors_come_back_as_paimon_lens_errors() -> None:
+    engine = ProcessEngine(2)
+    assert engine.map(_fail, [0, 1]) == [0, 1]
+    with pytest.raises(TaskError, match="/x") as e:
+        engine.map(_fail, [0, 1, 2, 3])
+    assert e.value.kind == "CorruptFileError"
+
+
+def _add(a: int, b: int) -> int:
+    return a + b
+
+
+def test_process_engine_maps_partials_in_order() -> None:
+    assert ProcessEngine(2).map(partial(_add, 10), list(range(6))) == list(range(10, 16))
+
+
+@pytest.mark.parametrize("oracle", [p for p in oracle_paths() if p.stem in ("oracle_sales", "oracle_orders_dv")],
+                         ids=lambda p: p.stem[7:])
+def test_process_engine_same_answers(oracle: Path) -> None:
+    o = load_json(oracle)
+    path = str(oracle.parent / o["table"]["path"])
+    local, remote = pl.open_table(path), pl.open_table(path, engine=ProcessEngine(2))
+    assert remote.at(remote.snapshot_id).engine is remote.engine
+    pdt.assert_frame_equal(local.files(), remote.files())
+    pdt.assert_frame_equal(local.file_indexes(), remote.file_indexes())
+    pdt.assert_frame_equal(local.deletion_vectors(), remote.deletion_vectors())
+    wheres = [strip(p["sql"]) for p in o["predicates"]]
+    for where, report in zip(wheres, remote.explain_many(wheres, truth=True), strict=True):
+        assert report.to_dict(positions=True) == local.explain(where, truth=True).to_dict(positions=True), where
+
+
+def test_engines_do_not_import_pyspark() -> None:
+    code = ("import sys, paimon_lens.engines, paimon_lens.distributed, paimon_lens.table; "
+            "print('pyspark' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
