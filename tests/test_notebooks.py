@@ -12,7 +12,8 @@ NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
 
 
 def test_there_are_notebooks() -> None:
-    assert [p.name for p in NOTEBOOKS] == ["01_tour.ipynb", "02_explain.ipynb", "03_report.ipynb", "04_recommend.ipynb"]
+    assert [p.name for p in NOTEBOOKS] == ["01_tour.ipynb", "02_explain.ipynb", "03_report.ipynb", "04_recommend.ipynb",
+                                          "05_spark.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
