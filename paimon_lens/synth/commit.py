@@ -25,15 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from ..formats.deletion_vector import write_dv_index_file
-from ..metadata.binary_row import decode_binary_row, encode_binary_row
 from ..metadata.schema import TableSchema
-from ..types import DataField
-from ..writer.avro import INDEX_MANIFEST_SCHEMA, MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA, MANIFEST_VERSION, avro_bytes
+from ..writer.avro import INDEX_MANIFEST_SCHEMA, MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA, avro_bytes
 from ..writer.data_file import FileSpec
 from ..writer.file_index import in_manifest_threshold, parse_index_options, validate_index_specs
 from ..writer.schema import fields_from_arrow, paimon_json, schema_json
 from ..writer.stats import column_modes
-from ..writer.table_writer import COMMIT_IDENTIFIER, SNAPSHOT_VERSION
+from ..writer.table_writer import COMMIT_IDENTIFIER, SNAPSHOT_VERSION, manifest_meta
 from .spec import SynthSpec
 from .task import FileResult
 
@@ -68,35 +66,6 @@ def write_schema(root: Path, spec: SynthSpec) -> tuple[TableSchema, FileSpec]:
     (root / "schema").mkdir(parents=True, exist_ok=True)
     (root / "schema" / "schema-0").write_text(paimon_json(doc), encoding="utf-8")
     return schema, file_spec
-
-
-def _sort_value(v: Any) -> Any:
-    return bytes(v) if isinstance(v, (bytes, bytearray, memoryview)) else v
-
-
-def manifest_meta(name: str, size: int, entries: Sequence[dict[str, Any]],
-                  partition_fields: Sequence[DataField]) -> dict[str, Any]:
-    """The manifest list record of a manifest (partition stats over its entries)."""
-    types = [f.type for f in partition_fields]
-    decoded = [decode_binary_row(e["_PARTITION"], types) for e in entries]
-    mins: list[Any] = []
-    maxs: list[Any] = []
-    nulls: list[int] = []
-    for i in range(len(types)):
-        present = [p[i] for p in decoded if p[i] is not None]
-        mins.append(min(present, key=_sort_value) if present else None)
-        maxs.append(max(present, key=_sort_value) if present else None)
-        nulls.append(len(decoded) - len(present))
-    buckets = [e["_BUCKET"] for e in entries]
-    levels = [e["_FILE"]["_LEVEL"] for e in entries]
-    return {
-        "_VERSION": MANIFEST_VERSION, "_FILE_NAME": name, "_FILE_SIZE": size,
-        "_NUM_ADDED_FILES": len(entries), "_NUM_DELETED_FILES": 0,
-        "_PARTITION_STATS": {"_MIN_VALUES": encode_binary_row(mins, types),
-                             "_MAX_VALUES": encode_binary_row(maxs, types), "_NULL_COUNTS": nulls},
-        "_SCHEMA_ID": 0, "_MIN_BUCKET": min(buckets), "_MAX_BUCKET": max(buckets),
-        "_MIN_LEVEL": min(levels), "_MAX_LEVEL": max(levels), "_MIN_ROW_ID": None, "_MAX_ROW_ID": None,
-    }
 
 
 def _uuid(r: random.Random) -> str:

@@ -294,24 +294,7 @@ class TableWriter:
 
     def _manifest_meta(self, name: str, size: int, entries: list[dict[str, Any]]) -> dict[str, Any]:
         """The manifest list record of a manifest (partition stats over its entries)."""
-        types = [f.type for f in self.partition_fields]
-        decoded = [_decode_partition(e["_PARTITION"], self.partition_fields) for e in entries]
-        mins, maxs, nulls = [], [], []
-        for i in range(len(types)):
-            present = [p[i] for p in decoded if p[i] is not None]
-            mins.append(min(present, key=_sort_value) if present else None)
-            maxs.append(max(present, key=_sort_value) if present else None)
-            nulls.append(len(decoded) - len(present))
-        buckets = [e["_BUCKET"] for e in entries]
-        levels = [e["_FILE"]["_LEVEL"] for e in entries]
-        return {
-            "_VERSION": MANIFEST_VERSION, "_FILE_NAME": name, "_FILE_SIZE": size,
-            "_NUM_ADDED_FILES": len(entries), "_NUM_DELETED_FILES": 0,
-            "_PARTITION_STATS": {"_MIN_VALUES": encode_binary_row(mins, types),
-                                 "_MAX_VALUES": encode_binary_row(maxs, types), "_NULL_COUNTS": nulls},
-            "_SCHEMA_ID": 0, "_MIN_BUCKET": min(buckets), "_MAX_BUCKET": max(buckets),
-            "_MIN_LEVEL": min(levels), "_MAX_LEVEL": max(levels), "_MIN_ROW_ID": None, "_MAX_ROW_ID": None,
-        }
+        return manifest_meta(name, size, entries, self.partition_fields)
 
     def _latest_snapshot(self) -> dict[str, Any] | None:
         latest = self.path / "snapshot" / "LATEST"
@@ -388,3 +371,28 @@ def _check_layout(parts: tuple[str, ...], pks: tuple[str, ...], bucket: int, buc
             raise ValueError("bucket_key needs a fixed bucket count (bucket > 0)")
     if set(bucket_keys) & set(parts):
         raise ValueError("bucket keys must not be partition keys")
+
+
+def manifest_meta(name: str, size: int, entries: Sequence[dict[str, Any]],
+                  partition_fields: Sequence[DataField]) -> dict[str, Any]:
+    """The manifest list record of a manifest (partition stats over its entries)."""
+    types = [f.type for f in partition_fields]
+    decoded = [_decode_partition(e["_PARTITION"], partition_fields) for e in entries]
+    mins: list[Any] = []
+    maxs: list[Any] = []
+    nulls: list[int] = []
+    for i in range(len(types)):
+        present = [p[i] for p in decoded if p[i] is not None]
+        mins.append(min(present, key=_sort_value) if present else None)
+        maxs.append(max(present, key=_sort_value) if present else None)
+        nulls.append(len(decoded) - len(present))
+    buckets = [e["_BUCKET"] for e in entries]
+    levels = [e["_FILE"]["_LEVEL"] for e in entries]
+    return {
+        "_VERSION": MANIFEST_VERSION, "_FILE_NAME": name, "_FILE_SIZE": size,
+        "_NUM_ADDED_FILES": len(entries), "_NUM_DELETED_FILES": 0,
+        "_PARTITION_STATS": {"_MIN_VALUES": encode_binary_row(mins, types),
+                             "_MAX_VALUES": encode_binary_row(maxs, types), "_NULL_COUNTS": nulls},
+        "_SCHEMA_ID": 0, "_MIN_BUCKET": min(buckets), "_MAX_BUCKET": max(buckets),
+        "_MIN_LEVEL": min(levels), "_MAX_LEVEL": max(levels), "_MIN_ROW_ID": None, "_MAX_ROW_ID": None,
+    }
