@@ -44,3 +44,43 @@ def kind_positions(result: FileIndexResult) -> tuple[str, list[int] | None]:
     if isinstance(result, BitmapIndexResult):
         return "BITMAP", result.positions()
     return result.kind, None
+
+
+def select_rows(op: str, keys: list[Any], lits: list[Any] | tuple[Any, ...]) -> list[int]:
+    """Positions a leaf predicate selects by brute force, with SQL null semantics.
+
+    ``keys`` are comparable row values (None for null) and ``lits`` the literals in the same
+    domain; nulls never match a comparison.
+    """
+    out = []
+    for i, k in enumerate(keys):
+        if op == "IsNull":
+            ok = k is None
+        elif op == "IsNotNull":
+            ok = k is not None
+        elif k is None:
+            ok = False
+        elif op == "Equal":
+            ok = k == lits[0]
+        elif op == "NotEqual":
+            ok = k != lits[0]
+        elif op == "LessThan":
+            ok = k < lits[0]
+        elif op == "LessOrEqual":
+            ok = k <= lits[0]
+        elif op == "GreaterThan":
+            ok = k > lits[0]
+        elif op == "GreaterOrEqual":
+            ok = k >= lits[0]
+        elif op == "In":
+            ok = k in lits
+        elif op == "NotIn":
+            ok = k not in lits
+        elif op == "Between":
+            ok = lits[0] <= k <= lits[1]
+        else:
+            raise AssertionError(op)
+        if ok:
+            out.append(i)
+    return out
+

@@ -19,7 +19,7 @@ from paimon_lens.formats.result import REMAIN, BitmapIndexResult
 from paimon_lens.predicate.model import LeafPredicate
 from paimon_lens.types import DataType, Timestamp
 from tests.conftest import FIXTURES, load_json
-from tests.formats.blob_cases import blob_columns, column_ids, kind_positions, leaf_from_tree
+from tests.formats.blob_cases import blob_columns, column_ids, kind_positions, leaf_from_tree, select_rows
 
 INDEX = "bsi"
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
@@ -125,37 +125,7 @@ def test_container_slice_with_base() -> None:
 
 def brute_force(op: str, rows: list[Any], lits: tuple[Any, ...]) -> list[int]:
     """Rows a leaf predicate selects (SQL null semantics; exact comparisons of internal values)."""
-    out = []
-    for i, v in enumerate(rows):
-        if op == "IsNull":
-            ok = v is None
-        elif op == "IsNotNull":
-            ok = v is not None
-        elif v is None:
-            ok = False
-        elif op == "Equal":
-            ok = v == lits[0]
-        elif op == "NotEqual":
-            ok = v != lits[0]
-        elif op == "LessThan":
-            ok = v < lits[0]
-        elif op == "LessOrEqual":
-            ok = v <= lits[0]
-        elif op == "GreaterThan":
-            ok = v > lits[0]
-        elif op == "GreaterOrEqual":
-            ok = v >= lits[0]
-        elif op == "In":
-            ok = v in lits
-        elif op == "NotIn":
-            ok = v not in lits
-        elif op == "Between":
-            ok = lits[0] <= v <= lits[1]
-        else:
-            raise AssertionError(op)
-        if ok:
-            out.append(i)
-    return out
+    return select_rows(op, rows, lits)
 
 
 ELEMENTS: dict[str, st.SearchStrategy[Any]] = {

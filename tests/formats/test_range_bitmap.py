@@ -25,7 +25,7 @@ from paimon_lens.formats.result import REMAIN, BitmapIndexResult
 from paimon_lens.predicate.model import LeafPredicate
 from paimon_lens.types import DataType, Timestamp
 from tests.conftest import FIXTURES, load_json
-from tests.formats.blob_cases import blob_columns, column_ids, kind_positions, leaf_from_tree
+from tests.formats.blob_cases import blob_columns, column_ids, kind_positions, leaf_from_tree, select_rows
 
 INDEX = "range-bitmap"
 
@@ -157,38 +157,7 @@ def java_key(dtype: DataType, v: Any) -> Any:
 def brute_force(op: str, dtype: DataType, rows: list[Any], lits: tuple[Any, ...]) -> list[int]:
     """Rows a leaf predicate selects, with SQL null semantics (nulls never match a comparison)."""
     keys = [None if v is None else java_key(dtype, v) for v in rows]
-    lk = [java_key(dtype, x) for x in lits]
-    out = []
-    for i, k in enumerate(keys):
-        if op == "IsNull":
-            ok = k is None
-        elif op == "IsNotNull":
-            ok = k is not None
-        elif k is None:
-            ok = False
-        elif op == "Equal":
-            ok = k == lk[0]
-        elif op == "NotEqual":
-            ok = k != lk[0]
-        elif op == "LessThan":
-            ok = k < lk[0]
-        elif op == "LessOrEqual":
-            ok = k <= lk[0]
-        elif op == "GreaterThan":
-            ok = k > lk[0]
-        elif op == "GreaterOrEqual":
-            ok = k >= lk[0]
-        elif op == "In":
-            ok = k in lk
-        elif op == "NotIn":
-            ok = k not in lk
-        elif op == "Between":
-            ok = lk[0] <= k <= lk[1]
-        else:
-            raise AssertionError(op)
-        if ok:
-            out.append(i)
-    return out
+    return select_rows(op, keys, [java_key(dtype, x) for x in lits])
 
 
 def brute_force_top_n(dtype: DataType, rows: list[Any], ascending: bool, nulls_last: bool, k: int) -> list[int]:
