@@ -73,9 +73,9 @@ def write_file(ctx: TaskContext, plan: FilePlan) -> FileResult:
     partition = encode_binary_row(list(plan.partition), [f.type for f in ctx.partition_fields])
     sequence_numbers = range(plan.sequence_start, plan.sequence_start + plan.rows)
     total_buckets = ctx.spec.buckets if ctx.spec.buckets > 0 else -1
+    compacted = bool(ctx.spec.primary_key)  # a fully compacted LSM tree: every file at the top level
     entry = write_data_file(ctx.file_spec, Path(ctx.root) / rel_dir, plan.file_name, data.table, data.values,
-                            sequence_numbers, partition, plan.bucket, total_buckets)
-    if ctx.spec.primary_key:  # a fully compacted LSM tree: every file at the top level
-        entry["_FILE"]["_LEVEL"] = PK_LEVEL
-        entry["_FILE"]["_FILE_SOURCE"] = FILE_SOURCE_COMPACT
+                            sequence_numbers, partition, plan.bucket, total_buckets,
+                            level=PK_LEVEL if compacted else 0,
+                            file_source=FILE_SOURCE_COMPACT if compacted else None)
     return FileResult(plan, f"{rel_dir}/{plan.file_name}", entry, data.deleted)

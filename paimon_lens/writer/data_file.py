@@ -88,10 +88,12 @@ def creation_time() -> _dt.datetime:
 
 def write_data_file(spec: FileSpec, directory: Path, name: str, data: pa.Table, values: dict[str, list[Any]],
                     sequence_numbers: Sequence[int], partition: bytes, bucket: int,
-                    total_buckets: int) -> dict[str, Any]:
+                    total_buckets: int, *, level: int = 0, file_source: int | None = None) -> dict[str, Any]:
     """Write ``data`` (table columns, file row order) as ``directory/name``; return its manifest entry.
 
     ``values`` holds the same rows as internal values per column; ``sequence_numbers`` one per row.
+    ``level`` and ``file_source`` (``0`` APPEND, ``1`` COMPACT) default to a freshly written file;
+    a fully compacted primary-key table puts its files at the top level with source COMPACT.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -138,8 +140,9 @@ def write_data_file(spec: FileSpec, directory: Path, name: str, data: pa.Table, 
             "_FILE_NAME": name, "_FILE_SIZE": file_size, "_ROW_COUNT": rows,
             "_MIN_KEY": min_key, "_MAX_KEY": max_key, "_KEY_STATS": key_record, "_VALUE_STATS": value_record,
             "_MIN_SEQUENCE_NUMBER": min(sequence_numbers), "_MAX_SEQUENCE_NUMBER": max(sequence_numbers),
-            "_SCHEMA_ID": 0, "_LEVEL": 0, "_EXTRA_FILES": extra, "_CREATION_TIME": creation_time(),
-            "_DELETE_ROW_COUNT": 0, "_EMBEDDED_FILE_INDEX": embedded, "_FILE_SOURCE": FILE_SOURCE_APPEND,
+            "_SCHEMA_ID": 0, "_LEVEL": level, "_EXTRA_FILES": extra, "_CREATION_TIME": creation_time(),
+            "_DELETE_ROW_COUNT": 0, "_EMBEDDED_FILE_INDEX": embedded,
+            "_FILE_SOURCE": FILE_SOURCE_APPEND if file_source is None else file_source,
             "_VALUE_STATS_COLS": stats_cols, "_EXTERNAL_PATH": None, "_FIRST_ROW_ID": None, "_WRITE_COLS": None,
         },
     }
