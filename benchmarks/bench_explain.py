@@ -96,11 +96,15 @@ def generator_version() -> str:
     return hashlib.sha256(src).hexdigest()[:12]
 
 
-def cached_table(cache_dir: Path, files: int, primary_key: bool, rebuild: bool) -> tuple[Path, float | None]:
-    """The synthetic table for these parameters, built if missing; (path, build seconds or None)."""
+def cached_table(cache_dir: Path, files: int, primary_key: bool, rebuild: bool,
+                 data_files: bool = True) -> tuple[Path, float | None]:
+    """The synthetic table for these parameters, built if missing; (path, build seconds or None).
+
+    ``data_files=False`` builds the metadata only (manifests, index files, DVs; see ``make_table``).
+    """
     from benchmarks.synthetic_table import make_table
 
-    kind = "pk" if primary_key else "append"
+    kind = ("pk" if primary_key else "append") if data_files else ("meta-pk" if primary_key else "meta-append")
     key = f"{kind}-f{files}-p{PARTITIONS}-b{BUCKETS}-r{ROWS}-s{SEED}-{generator_version()}"
     path = cache_dir / key
     done = cache_dir / (key + ".done")
@@ -112,7 +116,7 @@ def cached_table(cache_dir: Path, files: int, primary_key: bool, rebuild: bool) 
     cache_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     make_table(tmp, files=files, partitions=PARTITIONS, buckets=BUCKETS, rows_per_file=ROWS,
-               primary_key=primary_key, seed=SEED)
+               primary_key=primary_key, seed=SEED, data_files=data_files)
     seconds = time.perf_counter() - t0
     tmp.rename(path)
     done.write_text(f"{seconds:.1f}\n")
@@ -428,16 +432,22 @@ def render(args: argparse.Namespace, results: dict[str, dict[str, Any]], built: 
     return "\n".join(lines)
 
 
-def write_results(text: str) -> None:
-    """Replace the measured section of results_explain.md, keeping the rest."""
-    if RESULTS.exists():
-        old = RESULTS.read_text(encoding="utf-8")
+def write_marked_section(path: Path, text: str, title: str) -> None:
+    """Replace the part of ``path`` between the results markers with ``text`` (which carries them),
+    keeping the rest; a new file gets ``title`` as its heading."""
+    if path.exists():
+        old = path.read_text(encoding="utf-8")
         if BEGIN in old and END in old:
             head, rest = old.split(BEGIN, 1)
             tail = rest.split(END, 1)[1]
-            RESULTS.write_text(head + text + tail, encoding="utf-8")
+            path.write_text(head + text + tail, encoding="utf-8")
             return
-    RESULTS.write_text("# explain() on a 10,000-file table\n\n" + text + "\n", encoding="utf-8")
+    path.write_text(f"# {title}\n\n" + text + "\n", encoding="utf-8")
+
+
+def write_results(text: str) -> None:
+    """Replace the measured section of results_explain.md, keeping the rest."""
+    write_marked_section(RESULTS, text, "explain() on a 10,000-file table")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,7 +44,6 @@ import datetime as _dt
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -52,44 +51,23 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.bench_explain import WHERE, code_version, generator_version, machine
+from benchmarks import bench_explain
+from benchmarks.bench_explain import BEGIN, BUCKETS, END, PARTITIONS, ROWS, SEED, WHERE, code_version, machine
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results_scale.md"
-PARTITIONS = 20
-BUCKETS = 4
-ROWS = 200
-SEED = 0
 SIZES = (1_000, 10_000, 100_000)
 QUICK_SIZES = (200, 1_000)
 ENGINES = ("local", "spark")
 SPARK_MASTER = "local[2]"
 PREDICATE = WHERE["pk"]
-BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 
 
 # ---- table cache --------------------------------------------------------------------------------
 
 def cached_table(cache_dir: Path, files: int, rebuild: bool = False) -> tuple[Path, float | None]:
     """The metadata-only primary-key table of ``files`` files, built if missing; (path, build s or None)."""
-    from benchmarks.synthetic_table import make_table
-
-    key = f"meta-pk-f{files}-p{PARTITIONS}-b{BUCKETS}-r{ROWS}-s{SEED}-{generator_version()}"
-    path = cache_dir / key
-    done = cache_dir / (key + ".done")
-    if done.exists() and path.is_dir() and not rebuild:
-        return path, None
-    shutil.rmtree(path, ignore_errors=True)
-    tmp = cache_dir / (key + f".tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    make_table(tmp, files=files, partitions=PARTITIONS, buckets=BUCKETS, rows_per_file=ROWS,
-               primary_key=True, seed=SEED, data_files=False)
-    seconds = time.perf_counter() - t0
-    tmp.rename(path)
-    done.write_text(f"{seconds:.1f}\n")
-    return path, seconds
+    return bench_explain.cached_table(cache_dir, files, True, rebuild, data_files=False)
 
 
 # ---- worker (a fresh interpreter per size and engine) -------------------------------------------
@@ -253,15 +231,7 @@ def render(args: argparse.Namespace, results: list[dict[str, Any]], built: dict[
 
 def write_results(text: str) -> None:
     """Replace the measured section of results_scale.md, keeping the rest."""
-    if RESULTS.exists():
-        old = RESULTS.read_text(encoding="utf-8")
-        if BEGIN in old and END in old:
-            head, rest = old.split(BEGIN, 1)
-            tail = rest.split(END, 1)[1]
-            RESULTS.write_text(head + text + tail, encoding="utf-8")
-            return
-    RESULTS.write_text("# Scale: 1,000 to 100,000 files, local and Spark engines\n\n" + text + "\n",
-                       encoding="utf-8")
+    bench_explain.write_marked_section(RESULTS, text, "Scale: 1,000 to 100,000 files, local and Spark engines")
 
 
 def main(argv: list[str] | None = None) -> int:
