@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -23,3 +28,25 @@ def oracle_paths() -> list[Path]:
 def blob_cases() -> list[Path]:
     """Every blob ``case.json`` (file-index blobs and deletion vectors)."""
     return sorted(FIXTURES.glob("blobs/**/case.json"))
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One local Spark session for the whole run: ``local[2]``, no UI, loopback, this interpreter.
+
+    Skips where pyspark is not installed (the ``spark`` extra, which the ``dev`` extra and CI include).
+    """
+    pytest.importorskip("pyspark", reason="the Spark tests need pyspark (pip install 'paimon-lens[spark]')")
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]").appName("paimon-lens-tests")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.driver.bindAddress", "127.0.0.1")
+               .config("spark.sql.shuffle.partitions", "2").getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+

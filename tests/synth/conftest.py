@@ -1,14 +1,11 @@
 """Fixtures of the synth tests: a local Spark session and two tables generated on it.
 
 The tables are small (a few thousand rows) so the whole folder runs in about a minute; Spark
-is started once per session (``local[2]``, UI disabled, ``SPARK_LOCAL_IP=127.0.0.1``).
+is started once per test run (the ``spark`` fixture of ``tests/conftest.py``).
 """
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,22 +22,6 @@ APPEND = {"rows": 6000, "files": 8, "partitions": 2, "seed": 11,
 PK = {"rows": 6000, "files": 10, "partitions": 2, "primary_key": True, "buckets": 2, "deletion_vectors": True,
       "seed": 5, "indexes": "bitmap:status,country bloom-filter:customer_id bsi:quantity range-bitmap:amount",
       "options": {"file-index.in-manifest-threshold": "15kb"}}
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    pytest.importorskip("pyspark", reason="the synth job runs on PySpark (pip install 'paimon-lens[spark]')")
-    from pyspark.sql import SparkSession
-
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    session = (SparkSession.builder.master("local[2]").appName("paimon-lens-synth-tests")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.driver.bindAddress", "127.0.0.1").getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 @pytest.fixture(scope="session")
