@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 from pyroaring import BitMap
 
 from ..errors import PaimonLensError
-from ..formats.bit_slice import BitSliceIndexBitmap
+from ..formats.bit_slice import BitSliceIndexBitmap, trailing_ones
 from ..formats.bitmap import BitmapFileIndexReader, BitmapIndexWriter, parse_memory_size
 from ..formats.bloom import BloomFilterFileIndexWriter, hash_present
 from ..formats.file_index import FileIndexFormatReader, IndexEntry, write_file_index
@@ -326,14 +326,6 @@ class _MeteredDictionary(ChunkedDictionary):
         return super().find(key)
 
 
-def _trailing_ones(code: int) -> int:
-    n = 0
-    while code & 1:
-        code >>= 1
-        n += 1
-    return n
-
-
 class _MeteredBsi(BitSliceIndexBitmap):
     """A :class:`BitSliceIndexBitmap` that logs the EBM and the slices Paimon's reader loads."""
 
@@ -355,7 +347,7 @@ class _MeteredBsi(BitSliceIndexBitmap):
         """``gt``: Java loads the slices from the first zero bit of ``code`` up."""
         self.log.bsi = True
         if code >= 0 and self.ebm:
-            self.log.slices.update(range(_trailing_ones(code), len(self.slices)))
+            self.log.slices.update(range(trailing_ones(code), len(self.slices)))
         return super().gt(code)
 
 

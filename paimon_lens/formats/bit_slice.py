@@ -45,7 +45,8 @@ def serialize_bitmap(bitmap: BitMap) -> bytes:
     return data
 
 
-def _trailing_ones(code: int) -> int:
+def trailing_ones(code: int) -> int:
+    """Number of trailing 1 bits of ``code`` (the first bit slice a ``>`` lookup reads)."""
     n = 0
     while code & 1:
         code >>= 1
@@ -108,7 +109,7 @@ class BitSliceIndexBitmap:
         if not self.ebm:
             return BitMap()
         state: BitMap | None = None
-        for i in range(_trailing_ones(code), len(self.slices)):
+        for i in range(trailing_ones(code), len(self.slices)):
             s = self.slices[i]
             if state is None:
                 state = BitMap(s)
