@@ -14,7 +14,10 @@ engine's by construction:
 * explain: Paimon's planning is independent between (partition, bucket) groups (the whole-bucket
   rule, deletion vectors and every cache are per group), so groups are packed into tasks and each
   task plans its groups, evaluates their file indexes, applies their deletion vectors and, with
-  ``truth``, reads their data files, for every predicate at once (:func:`explain_many`).
+  ``truth``, reads their data files, for every predicate at once (:func:`explain_many`);
+* per-file work of other modules (the advisor's column profiles and what-if index builds):
+  contiguous runs of files, each task returning a partial result that its caller merges in
+  order (:func:`map_file_chunks`).
 
 Only the driver merges: verdicts back in :meth:`Table.live_files` order, notes in file order.
 """
@@ -22,10 +25,10 @@ Only the driver merges: verdicts back in :meth:`Table.live_files` order, notes i
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .engines.base import Engine
 from .metadata.manifest import IndexFileMeta, ManifestEntry, read_manifest
@@ -40,6 +43,8 @@ if TYPE_CHECKING:
     from .io.fileio import FileIO
     from .predicate.model import Predicate
     from .pruning.explain import ExplainReport, FileVerdict
+
+R = TypeVar("R")
 
 TASKS_PER_WORKER = 2
 """Tasks per unit of engine parallelism when work is chunked (evens out uneven groups)."""
@@ -181,6 +186,31 @@ def file_indexes(engine: Engine, table: Table) -> list[IndexInfo]:
                 out.append(IndexInfo(lf, rec.column, rec.index_type, rec.storage, rec.index_file, rec.bytes,
                                      rec.data_type, reader, rec.error, _summary=rec.summary))
     return out
+
+
+# ---- per-file work of other modules (the advisor) -------------------------------------------------
+
+def _file_chunk(ctx: TableContext, fn: Callable[[Table, list[LiveFile], list[Any]], R],
+                item: tuple[list[ManifestEntry], list[Any]]) -> R:
+    entries, extras = item
+    part = ctx.slice(entries)
+    return fn(part, part.live_files(), extras)
+
+
+def map_file_chunks(engine: Engine, table: Table, files: Sequence[LiveFile],
+                    fn: Callable[[Table, list[LiveFile], list[Any]], R], extras: Sequence[Any] | None = None
+                    ) -> list[R]:
+    """``fn(slice, files_of_chunk, extras_of_chunk)`` for contiguous chunks of ``files``, one task each.
+
+    ``fn`` is top-level (or a ``functools.partial`` of one); on the worker ``slice`` is the table
+    restricted to the chunk's files and ``files_of_chunk`` its live files, in the given order;
+    ``extras`` (one picklable value per file, default None) travel with their files. The results
+    come back in chunk order, so a caller merging them in order sees the files in order.
+    """
+    extra = list(extras) if extras is not None else [None] * len(files)
+    chunks = _chunks(len(files), _parallelism(engine))
+    items = [([files[i].entry for i in r], [extra[i] for i in r]) for r in chunks]
+    return engine.map(partial(_file_chunk, TableContext.of(table), fn), items)
 
 
 # ---- deletion vectors -----------------------------------------------------------------------------

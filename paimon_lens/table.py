@@ -411,17 +411,22 @@ class Table:
             return list(explain_many(self.engine, self, wheres, truth=truth, index_enabled=index_enabled))
         return [self.explain(w, truth=truth, index_enabled=index_enabled) for w in wheres]
 
+    def deletion_vector_infos(self) -> list[Any]:
+        """Every deletion vector of the snapshot, decoded on the table's engine
+        (:class:`~paimon_lens.deletion_vectors.DeletionVectorInfo`, one per data file)."""
+        if self.engine.distributed:
+            from .distributed import deletion_vectors
+
+            return deletion_vectors(self.engine, self)
+        from .deletion_vectors import table_deletion_vectors
+
+        return table_deletion_vectors(self)
+
     def deletion_vectors(self) -> pd.DataFrame:
         """Every deletion vector of the snapshot, decoded and CRC-checked (one row per data file)."""
         from .presentation import frames
 
-        if self.engine.distributed:
-            from .distributed import deletion_vectors
-
-            return frames.deletion_vectors_frame(self, deletion_vectors(self.engine, self))
-        from .deletion_vectors import table_deletion_vectors
-
-        return frames.deletion_vectors_frame(self, table_deletion_vectors(self))
+        return frames.deletion_vectors_frame(self, self.deletion_vector_infos())
 
     def hash_index(self) -> pd.DataFrame:
         """HASH (dynamic bucket) index files of the snapshot, decoded."""

@@ -241,8 +241,11 @@ class Advice:
         return head + frame_html(self.frame()) + stmts
 
     def __repr__(self) -> str:
+        def what(r: Recommendation) -> str:  # a drop's label already says "drop <type>"
+            return r.label if r.label.split(" ", 1)[0] == r.action else f"{r.action} {r.label}"
+
         return f"<Advice {self.table.path!r}: " + "; ".join(
-            f"{r.column}: {r.action} {r.label}" for r in self.recommendations) + ">"
+            f"{r.column}: {what(r)}" for r in self.recommendations) + ">"
 
 
 RECOMMENDATION_COLUMNS = {

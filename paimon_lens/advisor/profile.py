@@ -55,8 +55,9 @@ import contextlib
 import io
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -561,14 +562,14 @@ def _overlap(pieces: list[_Piece]) -> tuple[float | None, float | None]:
     return overlap, (sum(per_file) / len(per_file) if per_file else None)
 
 
-def _merge_counts(pieces: list[_Piece], atype: pa.DataType) -> tuple[pa.Array, np.ndarray]:
-    """Distinct values over the files and their summed counts, in order of first appearance."""
-    if not pieces:
+def _merge_counts(parts: Sequence[tuple[pa.Array, np.ndarray]], atype: pa.DataType) -> tuple[pa.Array, np.ndarray]:
+    """Distinct values of (values, counts) parts and their summed counts, in order of first appearance."""
+    if not parts:
         return pa.array([], atype), np.zeros(0, np.int64)
-    if len(pieces) == 1:
-        return pieces[0].values, pieces[0].counts
-    values = pa.concat_arrays([p.values.cast(atype) if p.values.type != atype else p.values for p in pieces])
-    counts = np.concatenate([p.counts for p in pieces])
+    if len(parts) == 1:
+        return parts[0]
+    values = pa.concat_arrays([v.cast(atype) if v.type != atype else v for v, _ in parts])
+    counts = np.concatenate([c for _, c in parts])
     merged = pa.table({"v": values, "c": counts}).group_by("v", use_threads=False).aggregate([("c", "sum")])
     return merged.column("v").combine_chunks(), merged.column("c_sum").to_numpy().astype(np.int64)
 
@@ -647,13 +648,13 @@ def _counts_of(values: pa.Array, counts: np.ndarray, probe: list[Any], dtype: Da
     return [int(found[i]) for i in pc.index_in(arr, value_set=uniq).to_numpy(zero_copy_only=False)]
 
 
-def _column_profile(f: DataField, is_partition: bool, pieces: list[_Piece], metas: list[LiveFile],
-                    total_rows: int, top_k: int, rng: np.random.Generator) -> ColumnProfile:
+def _column_profile(f: DataField, is_partition: bool, pieces: list[_Piece], merged: tuple[pa.Array, np.ndarray],
+                    metas: list[LiveFile], total_rows: int, top_k: int, rng: np.random.Generator) -> ColumnProfile:
     dtype = f.type
     profs = [p.profile for p in pieces]
     rows = sum(p.rows for p in profs)
     nulls = sum(p.null_count for p in profs)
-    values, counts = _merge_counts(pieces, arrow_type(dtype))
+    values, counts = merged
     profiled = int(counts.sum())
     non_null = rows - nulls
     error: float | None = None
@@ -709,19 +710,79 @@ def _deletion_vectors(table: Table) -> dict[str, np.ndarray]:
     """Deleted positions per data file name (files without a readable vector are absent)."""
     if not table.index_entries():
         return {}
-    from ..deletion_vectors import table_deletion_vectors
-
     out = {}
-    for dv in table_deletion_vectors(table):
+    for dv in table.deletion_vector_infos():
         if dv.positions is not None:
             out[dv.data_file] = np.fromiter(dv.positions, dtype=np.int64, count=len(dv.positions))
     return out
+
+
+@dataclass
+class _ChunkProfile:
+    """What a run of data files (one task) contributes to a table profile."""
+
+    done: list[tuple[int, FileProfile, list[_Piece]]]  # (position in live files, profile, piece per field)
+    errors: list[ProfileError]
+    merged: list[tuple[pa.Array, np.ndarray]]  # per field: the files' distinct values and summed counts
+
+
+def _profile_chunk(table: Table, lfs: Sequence[LiveFile], extras: Sequence[tuple[int, np.ndarray | None]], *,
+                   fields: Sequence[DataField], top_k: int, sample_rows: int | None, seed: int,
+                   skip_deleted: bool, progress: bool = False) -> _ChunkProfile:
+    """Profile ``lfs`` (``extras``: each file's position among the live files and deleted positions).
+
+    The pieces come back without their value counts, which are merged per field over the chunk
+    (in file order, so merging the chunks' counts in order equals merging every file's).
+    """
+    iterator: Any = zip(lfs, extras)
+    if progress:
+        from tqdm.auto import tqdm
+
+        iterator = tqdm(iterator, total=len(lfs), desc="profiling data files", unit="file")
+    done: list[tuple[int, FileProfile, list[_Piece]]] = []
+    errors: list[ProfileError] = []
+    for lf, (position, deleted) in iterator:
+        meta = lf.entry.file
+        try:
+            arrays = read_arrow_columns(table, lf, fields)
+        except (PaimonLensError, OSError) as e:
+            errors.append(ProfileError(meta.file_name, lf.path, str(e)))
+            continue
+        live_mask: np.ndarray | None = None
+        if deleted is not None and len(deleted):
+            live_mask = np.ones(meta.row_count, dtype=bool)
+            live_mask[deleted[deleted < meta.row_count]] = False
+        if skip_deleted and live_mask is not None:
+            keep = pa.array(live_mask)
+            arrays = {k: pc.filter(a, keep) for k, a in arrays.items()}
+            live_mask = None
+        pieces = []
+        for f in fields:
+            rng = np.random.default_rng([seed, f.id, position])  # the same draws whatever else is profiled
+            pieces.append(_profile_file_column(arrays[f.id], f, top_k, sample_rows, live_mask, rng))
+        done.append((position, FileProfile(meta.file_name, lf.path, dict(lf.partition), lf.entry.bucket, meta.level,
+                                           meta.row_count, 0 if deleted is None else len(deleted),
+                                           tuple(p.profile for p in pieces)), pieces))
+    merged = []
+    for i, f in enumerate(fields):
+        atype = arrow_type(f.type)
+        merged.append(_merge_counts([(ps[i].values, ps[i].counts) for _, _, ps in done], atype))
+        for _, _, ps in done:
+            ps[i] = replace(ps[i], values=pa.array([], ps[i].values.type), counts=_NO_COUNTS)
+    return _ChunkProfile(done, errors, merged)
+
+
+_NO_COUNTS = np.zeros(0, np.int64)
 
 
 def profile_table(table: Table, columns: Sequence[str] | None = None, *, max_files: int | None = None,
                   sample_rows_per_file: int | None = None, seed: int = 0, top_k: int = 10,
                   skip_deleted: bool = False, progress: bool | None = None) -> TableProfile:
     """Profile the columns of a table's live data files (see the module docs for every measure).
+
+    The files are read on the table's engine (:mod:`paimon_lens.engines`): on a distributed one,
+    runs of files are profiled in tasks and their partial profiles merged here, with the same
+    answers as in process.
 
     Args:
         table: the table, at the snapshot to profile.
@@ -735,7 +796,8 @@ def profile_table(table: Table, columns: Sequence[str] | None = None, *, max_fil
         top_k: how many most frequent values to keep.
         skip_deleted: leave out rows deleted by deletion vectors (default: profile files as
             stored, which is what their min/max stats and file indexes cover).
-        progress: show a progress bar (default: when more than :data:`PROGRESS_THRESHOLD` files).
+        progress: show a progress bar (default: when more than :data:`PROGRESS_THRESHOLD` files;
+            in process only).
 
     Raises:
         PaimonLensError: an unknown column name.
@@ -755,46 +817,34 @@ def profile_table(table: Table, columns: Sequence[str] | None = None, *, max_fil
         rng = np.random.default_rng(seed)
         chosen = [chosen[i] for i in sorted(rng.choice(len(live), max(0, max_files), replace=False))]
     dvs = _deletion_vectors(table)
+    run = partial(_profile_chunk, fields=fields, top_k=top_k, sample_rows=sample_rows_per_file, seed=seed,
+                  skip_deleted=skip_deleted)
+    chosen_files = [lf for _, lf in chosen]
+    extras = [(position, dvs.get(lf.entry.file.file_name)) for position, lf in chosen]
+    if table.engine.distributed:
+        from ..distributed import map_file_chunks
+
+        chunks = map_file_chunks(table.engine, table, chosen_files, run, extras)
+    else:
+        show = progress if progress is not None else len(chosen) > PROGRESS_THRESHOLD
+        chunks = [run(table, chosen_files, extras, progress=show)]
     pieces: dict[int, list[_Piece]] = {f.id: [] for f in fields}
     metas: list[LiveFile] = []
     files: list[FileProfile] = []
     errors: list[ProfileError] = []
-    show = progress if progress is not None else len(chosen) > PROGRESS_THRESHOLD
-    iterator: Any = chosen
-    if show:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(chosen, desc="profiling data files", unit="file")
-    for position, lf in iterator:
-        meta = lf.entry.file
-        try:
-            arrays = read_arrow_columns(table, lf, fields)
-        except (PaimonLensError, OSError) as e:
-            errors.append(ProfileError(meta.file_name, lf.path, str(e)))
-            continue
-        deleted = dvs.get(meta.file_name)
-        live_mask: np.ndarray | None = None
-        if deleted is not None and len(deleted):
-            live_mask = np.ones(meta.row_count, dtype=bool)
-            live_mask[deleted[deleted < meta.row_count]] = False
-        if skip_deleted and live_mask is not None:
-            keep = pa.array(live_mask)
-            arrays = {k: pc.filter(a, keep) for k, a in arrays.items()}
-            live_mask = None
-        cols = []
-        for f in fields:
-            rng = np.random.default_rng([seed, f.id, position])  # the same draws whatever else is profiled
-            piece = _profile_file_column(arrays[f.id], f, top_k, sample_rows_per_file, live_mask, rng)
-            pieces[f.id].append(piece)
-            cols.append(piece.profile)
-        metas.append(lf)
-        files.append(FileProfile(meta.file_name, lf.path, dict(lf.partition), lf.entry.bucket, meta.level,
-                                 meta.row_count, 0 if deleted is None else len(deleted), tuple(cols)))
+    for chunk in chunks:
+        for position, file_profile, file_pieces in chunk.done:
+            metas.append(live[position])
+            files.append(file_profile)
+            for f, piece in zip(fields, file_pieces):
+                pieces[f.id].append(piece)
+        errors.extend(chunk.errors)
+    merged = {f.id: _merge_counts([c.merged[i] for c in chunks], arrow_type(f.type)) for i, f in enumerate(fields)}
     total_rows = sum(lf.entry.file.row_count for lf in live)
     if skip_deleted:
         total_rows -= sum(len(d) for d in dvs.values())
     parts = set(table.schema.partition_keys)
-    profiles = tuple(_column_profile(f, f.name in parts, pieces[f.id], metas, total_rows, top_k,
+    profiles = tuple(_column_profile(f, f.name in parts, pieces[f.id], merged[f.id], metas, total_rows, top_k,
                                      np.random.default_rng([seed, f.id])) for f in fields)
     notes = _notes(len(live), len(chosen), sample_rows_per_file, skipped, errors, dvs, skip_deleted, profiles)
     return TableProfile(table.path, table.snapshot_id, profiles, tuple(files), tuple(errors), skipped,

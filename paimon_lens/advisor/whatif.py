@@ -54,6 +54,7 @@ import time
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap
@@ -494,10 +495,8 @@ def _sample(files: list[LiveFile], max_files: int | None, seed: int) -> list[Liv
 def _deletion_vectors(table: Table) -> dict[str, BitMap]:
     if not table.index_entries():
         return {}
-    from ..deletion_vectors import table_deletion_vectors
-
     out: dict[str, BitMap] = {}
-    for dv in table_deletion_vectors(table):
+    for dv in table.deletion_vector_infos():
         if dv.positions is not None and dv.kind == "32":
             out[dv.data_file] = BitMap(dv.positions)
     return out
@@ -512,12 +511,11 @@ class _Baseline:
 
 def _baselines(table: Table, workload: Workload, sampled: set[str]) -> list[_Baseline]:
     from ..predicate.parser import parse_where
-    from ..pruning.explain import explain
 
+    predicates = [parse_where(q.where, table.schema.fields) for q in workload]
+    reports = table.explain_many(predicates, index_enabled=False)
     out = []
-    for q in workload:
-        predicate = parse_where(q.where, table.schema.fields)
-        report = explain(table, predicate, index_enabled=False)
+    for q, predicate, report in zip(workload, predicates, reports):
         read = [f for f in report.files if f.read]
         rows = {f.file_name: f.rows_after_dv for f in read}
         sizes = {f.file_name: f.file_size for f in read}
@@ -662,6 +660,73 @@ def _evaluate(tally: QueryTally, container: FileIndexFormatReader, ctx: _FileCon
         tally.rows_avoided += rows - len(selection)
 
 
+@dataclass
+class _ChunkMeasure:
+    """What a run of sampled files (one task) contributes: per candidate, and per candidate x query."""
+
+    measures: list[CandidateMeasure]
+    tallies: list[list[QueryTally]]
+
+
+def _add_tally(into: QueryTally, part: QueryTally) -> None:
+    into.evaluated_files += part.evaluated_files
+    into.files_skipped += part.files_skipped
+    into.bytes_avoided += part.bytes_avoided
+    into.rows_avoided += part.rows_avoided
+    into.index_bytes_read += part.index_bytes_read
+    into.head_bytes_read += part.head_bytes_read
+    into.skipped_file_names.extend(part.skipped_file_names)
+
+
+def _measure_chunk(table: Table, lfs: Sequence[LiveFile],
+                   extras: Sequence[tuple[list[tuple[int, int, int]], BitMap | None]], *,
+                   cands: Sequence[Candidate], field_ids: Mapping[str, int], wanted_ids: Sequence[int],
+                   predicates: Sequence[Predicate], progress: bool = False) -> _ChunkMeasure:
+    """Build every candidate for ``lfs`` and evaluate the queries that read each file.
+
+    ``extras``: per file, the ``(query, rows after deletion vectors, file bytes)`` of the queries
+    whose baseline reads it, and its deletion vector.
+    """
+    from ..file_indexes import open_container
+    from ..pruning.truth import read_columns
+
+    measures = [CandidateMeasure(c) for c in cands]
+    tallies = [[QueryTally() for _ in predicates] for _ in cands]
+    iterator: Iterable[tuple[LiveFile, tuple[list[tuple[int, int, int]], BitMap | None]]] = zip(lfs, extras)
+    if progress:
+        from tqdm.auto import tqdm
+
+        iterator = tqdm(iterator, total=len(lfs), desc="what-if", unit="file")
+    for lf, (reads, dv) in iterator:
+        schema = table.schema_manager.schema(lf.entry.file.schema_id)
+        columns = read_columns(table, lf, wanted_ids) if wanted_ids else {}
+        ctx = _FileContext(table, lf, schema, columns)
+        builders: dict[int, IndexBuilder] = {}
+        for ci, cand in enumerate(cands):
+            m = measures[ci]
+            container: FileIndexFormatReader | None = None
+            try:
+                if cand.current:
+                    container = open_container(table, lf)
+                    m.embedded.append(lf.index_location == "embedded")
+                elif cand.specs:
+                    data, seconds = _build(cand, ctx, field_ids, builders)
+                    m.build_seconds += seconds
+                    container = None if data is None else FileIndexFormatReader(data)
+            except (PaimonLensError, ValueError, OverflowError) as e:
+                m.errors.append(f"{ctx.name}: {type(e).__name__}: {e}")
+            m.sizes.append(0 if container is None else container.size)
+            if container is None:
+                continue
+            decoded: dict[int, RangeBitmapFileIndexReader] = {}
+            for qi, rows, size in reads:
+                predicate = ctx.devolved(qi, predicates[qi])
+                if predicate is None:
+                    continue
+                _evaluate(tallies[ci][qi], container, ctx, predicate, rows, size, dv, decoded)
+    return _ChunkMeasure(measures, tallies)
+
+
 def measure(table: Table, workload: WorkloadLike, candidates: Sequence[Candidate], *,
             max_files: int | None = None, seed: int = 0, progress: bool = False) -> WhatIfResult:
     """Build every candidate's index for the table's data files and run the workload against it.
@@ -702,44 +767,28 @@ def measure(table: Table, workload: WorkloadLike, candidates: Sequence[Candidate
     # every sampled baseline-read file is evaluated (one without a container skips nothing)
     tallies = [[QueryTally(evaluated_files=b.query.sampled_read_files) for b in baselines] for _ in cands]
     notes: list[str] = []
+    extras = []
+    for lf in sample:
+        name = lf.entry.file.file_name
+        reads = [(qi, b.rows[name], b.sizes[name]) for qi, b in enumerate(baselines) if name in b.rows]
+        extras.append((reads, dvs.get(name)))
+    run = partial(_measure_chunk, cands=cands, field_ids=field_ids, wanted_ids=wanted_ids,
+                  predicates=[b.query.predicate for b in baselines])
+    if table.engine.distributed:
+        from ..distributed import map_file_chunks
 
-    iterator: Iterable[LiveFile] = sample
-    if progress:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(sample, desc="what-if", unit="file")
-    from ..file_indexes import open_container
-    from ..pruning.truth import read_columns
-
-    for lf in iterator:
-        schema = table.schema_manager.schema(lf.entry.file.schema_id)
-        columns = read_columns(table, lf, wanted_ids) if wanted_ids else {}
-        ctx = _FileContext(table, lf, schema, columns)
-        builders: dict[int, IndexBuilder] = {}
-        todo = [(qi, b) for qi, b in enumerate(baselines) if ctx.name in b.rows]
-        for ci, cand in enumerate(cands):
-            m = measures[ci]
-            container: FileIndexFormatReader | None = None
-            try:
-                if cand.current:
-                    container = open_container(table, lf)
-                    m.embedded.append(lf.index_location == "embedded")
-                elif cand.specs:
-                    data, seconds = _build(cand, ctx, field_ids, builders)
-                    m.build_seconds += seconds
-                    container = None if data is None else FileIndexFormatReader(data)
-            except (PaimonLensError, ValueError, OverflowError) as e:
-                m.errors.append(f"{ctx.name}: {type(e).__name__}: {e}")
-            m.sizes.append(0 if container is None else container.size)
-            if container is None:
-                continue
-            decoded: dict[int, RangeBitmapFileIndexReader] = {}
-            for qi, b in todo:
-                predicate = ctx.devolved(qi, b.query.predicate)
-                if predicate is None:
-                    continue
-                _evaluate(tallies[ci][qi], container, ctx, predicate, b.rows[ctx.name], b.sizes[ctx.name],
-                          dvs.get(ctx.name), decoded)
+        chunks = map_file_chunks(table.engine, table, sample, run, extras)
+    else:
+        chunks = [run(table, sample, extras, progress=progress)]
+    for chunk in chunks:
+        for m, part in zip(measures, chunk.measures):
+            m.sizes.extend(part.sizes)
+            m.embedded.extend(part.embedded)
+            m.errors.extend(part.errors)
+            m.build_seconds += part.build_seconds
+        for row, part_row in zip(tallies, chunk.tallies):
+            for tally, part_tally in zip(row, part_row):
+                _add_tally(tally, part_tally)
 
     notes.extend(_notes(table, files, sample, baselines, measures))
     return WhatIfResult(table.path, table.snapshot_id, cands, [b.query for b in baselines], measures, tallies,

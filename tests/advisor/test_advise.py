@@ -152,6 +152,7 @@ def test_existing_useless_index_is_dropped(tmp_path: Path) -> None:
     assert status.action == "keep" or (status.action == "change" and status.index_type == "bitmap")
     _, to_unset = advice.option_changes()
     assert "file-index.bloom-filter.columns" in to_unset
+    assert "seq: drop bloom-filter" in repr(advice) and "drop drop" not in repr(advice)
 
 
 def test_derived_workload_is_said(tmp_path: Path) -> None:
