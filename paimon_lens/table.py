@@ -216,7 +216,7 @@ class Table:
         names = [m.file_name for m in self.manifest_files()]
         todo = [n for n in dict.fromkeys(names) if n not in self._cache.manifests]
         with gc_paused():
-            if self.engine.distributed and len(todo) > 1:
+            if self.engine.distributed and len(todo) > 1 and len(todo) >= getattr(self.engine, "min_manifests", 2):
                 from .distributed import read_manifests
 
                 self._cache.manifests.update(zip(todo, read_manifests(self.engine, self, todo)))

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import TypeVar
 
+from .base import MIN_MANIFESTS
 from .tasks import guarded, unwrap
 
 T = TypeVar("T")
@@ -51,8 +52,10 @@ class ProcessEngine:
     name = "process"
     distributed = True
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, *, min_manifests: int = MIN_MANIFESTS) -> None:
         self.workers = workers or os.cpu_count() or 1
+        self.min_manifests = min_manifests
+        """Read manifests in worker processes from this many manifest files on (fewer: in process)."""
 
     @property
     def parallelism(self) -> int:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..errors import PaimonLensError
+from ..metadata.gc_pause import gc_paused
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -28,9 +29,14 @@ class Failure:
 
 
 def guarded(fn: Callable[[T], R], item: T) -> R | Failure:
-    """``fn(item)``, or the :class:`Failure` describing the paimon-lens error it raised."""
+    """``fn(item)``, or the :class:`Failure` describing the paimon-lens error it raised.
+
+    The cyclic garbage collector is paused meanwhile: a task builds many long-lived objects
+    (manifest entries, verdicts) and would otherwise scan them again and again.
+    """
     try:
-        return fn(item)
+        with gc_paused():
+            return fn(item)
     except PaimonLensError as e:
         return Failure(type(e).__name__, str(e))
 

@@ -77,8 +77,8 @@ def _candidates(table: Any, wheres: list[str]) -> list[Any]:
 @pytest.fixture(scope="module", params=["spark", "process"])
 def engine(request: pytest.FixtureRequest) -> Any:
     if request.param == "spark":
-        return SparkEngine(request.getfixturevalue("spark"), min_items=1)
-    return ProcessEngine(2)
+        return SparkEngine(request.getfixturevalue("spark"), min_items=1, min_manifests=1)
+    return ProcessEngine(2, min_manifests=1)
 
 
 @pytest.mark.parametrize("oracle", ORACLES, ids=lambda p: p.stem[7:])

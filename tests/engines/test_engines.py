@@ -6,6 +6,7 @@ import subprocess
 import sys
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pandas.testing as pdt
 import pytest
@@ -56,7 +57,7 @@ def test_process_engine_maps_partials_in_order() -> None:
 def test_process_engine_same_answers(oracle: Path) -> None:
     o = load_json(oracle)
     path = str(oracle.parent / o["table"]["path"])
-    local, remote = pl.open_table(path), pl.open_table(path, engine=ProcessEngine(2))
+    local, remote = pl.open_table(path), pl.open_table(path, engine=ProcessEngine(2, min_manifests=1))
     assert remote.at(remote.snapshot_id).engine is remote.engine
     pdt.assert_frame_equal(local.files(), remote.files())
     pdt.assert_frame_equal(local.file_indexes(), remote.file_indexes())
@@ -71,3 +72,34 @@ def test_engines_do_not_import_pyspark() -> None:
             "print('pyspark' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+class _Recording:
+    """A distributed engine that runs tasks in process and records what it was given."""
+
+    name = "recording"
+    distributed = True
+    parallelism = 2
+
+    def __init__(self, min_manifests: int) -> None:
+        self.min_manifests = min_manifests
+        self.calls: list[tuple[str, int]] = []
+
+    def map(self, fn: Any, items: Any) -> list[Any]:
+        target = fn.func if isinstance(fn, partial) else fn
+        self.calls.append((target.__name__, len(items)))
+        return [fn(x) for x in items]
+
+
+def test_manifests_go_to_tasks_from_min_manifests_on() -> None:
+    oracle = next(p for p in oracle_paths() if p.stem == "oracle_events20")
+    path = str(oracle.parent / load_json(oracle)["table"]["path"])
+    manifests = len(pl.open_table(path).manifest_files())
+    assert manifests > 1
+    few = _Recording(min_manifests=manifests + 1)
+    pl.open_table(path, engine=few).live_files()
+    assert few.calls == []  # read in the driver
+    many = _Recording(min_manifests=manifests)
+    files = pl.open_table(path, engine=many).live_files()
+    assert many.calls == [("_read_manifest", manifests)]
+    assert [f.entry for f in files] == [f.entry for f in pl.open_table(path).live_files()]

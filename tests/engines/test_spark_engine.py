@@ -23,8 +23,8 @@ ORACLES = oracle_paths()
 def _tables(oracle: Path, spark: Any) -> tuple[Any, Any, list[str]]:
     o = load_json(oracle)
     path = str(oracle.parent / o["table"]["path"])
-    # min_items=1: every list goes to Spark, even a single manifest or DV file
-    remote = pl.open_table(path, engine=SparkEngine(spark, min_items=1))
+    # min_items=1, min_manifests=1: every list goes to Spark, even a single manifest or DV file
+    remote = pl.open_table(path, engine=SparkEngine(spark, min_items=1, min_manifests=1))
     return pl.open_table(path), remote, [strip(p["sql"]) for p in o["predicates"]]
 
 
@@ -105,3 +105,22 @@ def test_cli_engine_spark_prints_the_same(command: str, spark: Any, tmp_path: Pa
         doc.pop("bytes", None)
         results.append((code, doc))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("name", ["oracle_events20", "oracle_orders_dv20"])
+def test_executors_read_through_fsspec(name: str, spark: Any) -> None:
+    """A table behind an fsspec file system (``dir://``, standing in for s3/oss/hdfs): the executors
+    get the pickled file system and read manifests, indexes, DVs and data files through it."""
+    oracle = next(p for p in ORACLES if p.stem == name)
+    local, _, wheres = _tables(oracle, spark)
+    root = Path(local.path)
+    remote = pl.open_table(f"dir://{root.name}", storage_options={"path": str(root.parent), "target_protocol": "file"},
+                           engine=SparkEngine(spark, min_items=1, min_manifests=1))
+    assert type(remote.file_io).__name__ == "FsspecFileIO"
+    for frame in ("files", "file_indexes", "deletion_vectors"):
+        got, want = getattr(remote, frame)(), getattr(local, frame)()
+        assert got.drop(columns=["path"], errors="ignore").equals(want.drop(columns=["path"], errors="ignore")), frame
+    for where, report in zip(wheres, remote.explain_many(wheres, truth=True), strict=True):
+        assert report.to_dict()["files"] == local.explain(where, truth=True).to_dict()["files"], where
+    got_advice = pl.recommend(remote, wheres[:4]).frame()
+    assert got_advice.equals(pl.recommend(local, wheres[:4]).frame())
