@@ -11,9 +11,11 @@ order (:class:`~paimon_lens.engines.base.Engine`). Three are provided:
   (``open_table(path, engine="spark", spark=session)``) or let one be created
   (``spark_master="local[*]"`` by default). Only :mod:`paimon_lens.engines.spark` imports pyspark.
 
-What a distributed engine runs (see :mod:`paimon_lens.distributed`): manifest reading, per-file
-index decoding (``file_indexes()``), deletion-vector decoding, and ``explain`` (planning, file-index
-evaluation, deletion vectors and ground truth per partition and bucket). Executors read files
+What a distributed engine runs (see :mod:`paimon_lens.distributed`): manifest reading (from
+:data:`~paimon_lens.engines.base.MIN_MANIFESTS` manifest files on), per-file index decoding
+(``file_indexes()``), deletion-vector decoding, ``explain`` (planning, file-index evaluation,
+deletion vectors and ground truth per partition and bucket), and the recommender's column
+profiling and what-if index building (runs of data files per task). Executors read files
 through the table's own FileIO (local paths, or fsspec for s3/hdfs/oss; an in-memory ``memory://``
 file system is not shared with other processes). Results are identical to the local engine's.
 

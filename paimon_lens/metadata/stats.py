@@ -68,19 +68,17 @@ def evolve_stats(
     """Map stats stored for ``stored_fields`` onto ``target_fields`` by field id."""
     by_id = {f.id: s for f, s in zip(stored_fields, stored)}
     in_file = {f.id for f in file_schema.fields}
-    out = []
-    for f in target_fields:
-        if f.id in by_id:
-            out.append(by_id[f.id])
-        elif f.id in in_file:
-            out.append(ColumnStats(None, None, None))
-        else:
-            out.append(ColumnStats(None, None, row_count))
-    return out
+    return [by_id[f.id] if f.id in by_id else missing_stats(f.id in in_file, row_count) for f in target_fields]
 
 
 _UNKNOWN = ColumnStats(None, None, None)
 _new = object.__new__
+
+
+def missing_stats(in_file: bool, row_count: int) -> ColumnStats:
+    """The stats of a column a file stores none for: unknown if the file's schema has the column,
+    else (added after the file was written) all ``row_count`` rows null."""
+    return _UNKNOWN if in_file else ColumnStats(None, None, row_count)
 
 
 class StatsLayout:
@@ -163,9 +161,7 @@ class FileStats(Sequence[ColumnStats]):
             rows = self._rows
         pos = None if rows is None else layout.slots[i]
         if pos is None:
-            if self.error is not None:
-                return _UNKNOWN
-            return _UNKNOWN if in_file else ColumnStats(None, None, self._meta.row_count)
+            return _UNKNOWN if self.error is not None else missing_stats(in_file, self._meta.row_count)
         assert rows is not None
         counts = self._meta.value_stats.null_counts
         nc = counts[pos] if counts is not None and pos < len(counts) else None
