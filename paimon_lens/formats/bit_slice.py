@@ -237,13 +237,30 @@ def max_code(bsi: BitSliceIndexBitmap) -> int | None:
     return code
 
 
+def _slice_count(cardinality: int) -> int:
+    """How many slices ``Appender(0, cardinality - 1)`` writes (``MAX_SLICES`` when there are no codes)."""
+    max_value = cardinality - 1
+    return MAX_SLICES if max_value < 0 else max(max_value.bit_length(), 1)
+
+
+def _assemble(ebm_bytes: bytes, slice_bytes: list[bytes]) -> bytes:
+    """The index bytes from its serialized ebm and slices: header length, header, then the bitmaps."""
+    indexes = bytearray()
+    offset = 0
+    for sb in slice_bytes:
+        indexes += _I32.pack(offset) + _I32.pack(len(sb))
+        offset += len(sb)
+    header = (bytes([VERSION, len(slice_bytes)]) + _I32.pack(len(ebm_bytes)) + _I32.pack(len(indexes))
+              + bytes(indexes))
+    return _I32.pack(len(header)) + header + ebm_bytes + b"".join(slice_bytes)
+
+
 def write_bit_slice(code_rows: list[BitMap]) -> bytes:
     """Serialize a bit-slice index; ``code_rows[c]`` holds the rows with code ``c``.
 
     Byte-identical to ``BitSliceIndexBitmap.Appender(0, len(code_rows) - 1).serialize()``.
     """
-    max_value = len(code_rows) - 1
-    count = MAX_SLICES if max_value < 0 else max(max_value.bit_length(), 1)
+    count = _slice_count(len(code_rows))
     ebm = BitMap()
     slices = [BitMap() for _ in range(count)]
     for code, rows in enumerate(code_rows):
@@ -256,13 +273,7 @@ def write_bit_slice(code_rows: list[BitMap]) -> bytes:
             i += 1
     ebm_bytes = serialize_bitmap(ebm)
     slice_bytes = [serialize_bitmap(s) for s in slices]
-    indexes = bytearray()
-    offset = 0
-    for sb in slice_bytes:
-        indexes += _I32.pack(offset) + _I32.pack(len(sb))
-        offset += len(sb)
-    header = bytes([VERSION, count]) + _I32.pack(len(ebm_bytes)) + _I32.pack(len(indexes)) + bytes(indexes)
-    return _I32.pack(len(header)) + header + ebm_bytes + b"".join(slice_bytes)
+    return _assemble(ebm_bytes, slice_bytes)
 
 
 def rows_bitmap(rows: Any) -> BitMap:
@@ -283,16 +294,9 @@ def write_bit_slice_codes(codes: Any, cardinality: int) -> bytes:
     import numpy as np
 
     codes = np.asarray(codes, dtype=np.int64)
-    max_value = cardinality - 1
-    count = MAX_SLICES if max_value < 0 else max(max_value.bit_length(), 1)
+    count = _slice_count(cardinality)
     present = np.flatnonzero(codes >= 0)
     values = codes[present]
     ebm_bytes = serialize_bitmap(rows_bitmap(present))
     slice_bytes = [serialize_bitmap(rows_bitmap(present[(values >> i) & 1 == 1])) for i in range(count)]
-    indexes = bytearray()
-    offset = 0
-    for sb in slice_bytes:
-        indexes += _I32.pack(offset) + _I32.pack(len(sb))
-        offset += len(sb)
-    header = bytes([VERSION, count]) + _I32.pack(len(ebm_bytes)) + _I32.pack(len(indexes)) + bytes(indexes)
-    return _I32.pack(len(header)) + header + ebm_bytes + b"".join(slice_bytes)
+    return _assemble(ebm_bytes, slice_bytes)

@@ -65,7 +65,8 @@ from .bitmap_meta import (
     java_hashes,
     key_codec,
 )
-from .grouping import first_occurrence_codes
+from .float_keys import F32_MASK, F64_MASK, bits_array
+from .grouping import bulk_or_replay, first_occurrence_codes
 from .reader import FileIndexReader
 from .result import BitmapIndexResult, FileIndexResult
 from .roaring import portable_cardinalities, serialized_size
@@ -1039,19 +1040,12 @@ class BitmapIndexWriter:
         :meth:`write` would reject makes this replay :meth:`write` one value at a time, which
         raises the same error after the same rows; so does a writer that already holds rows.
         """
-        vals = values if isinstance(values, list) else list(values)
-        if self._rows == 0 and self._bulk is None:
-            try:
-                keys, codes = _group_keys(self._codec, vals)
-            except (TypeError, ValueError, OverflowError):
-                pass
-            else:
-                if len(codes):
-                    self._bulk = _BulkRows(keys, codes)
-                    self._rows = len(codes)
-                return
-        for v in vals:
-            self.write(v)
+        bulk = bulk_or_replay(values, self._rows == 0 and self._bulk is None,
+                              lambda vals: _BulkRows(*_group_keys(self._codec, vals)), self.write,
+                              (TypeError, ValueError, OverflowError))
+        if bulk is not None:
+            self._bulk = bulk
+            self._rows = len(bulk.codes)
 
     def _unbulk(self) -> None:
         """Turn rows written in bulk into the row-by-row state (before more rows are written)."""
@@ -1366,11 +1360,10 @@ def _stored_keys(codec: KeyCodec, keys: Sequence[Hashable]) -> npt.NDArray[Any]:
 
     kind = codec.kind
     arr = np.array(keys, dtype=np.int64)
-    if kind == "float":
-        arr = np.where(arr >= 0, arr, ~arr | 0x80000000)
+    if kind == "float":  # the signed bits, wrapped to the stored unsigned form by astype
+        arr = bits_array(arr, F32_MASK)
     elif kind == "double":
-        u = arr.view(np.uint64)
-        arr = np.where(arr >= 0, u, (~arr).view(np.uint64) | np.uint64(1 << 63))
+        arr = bits_array(arr, F64_MASK)
     return arr.astype(codec.numpy_dtype)
 
 

@@ -19,7 +19,8 @@ BOOLEAN                         1 byte           ``bool`` (stored byte != 0)
 
 Floats follow ``Float.equals``/``Float.compare``: equality of ``floatToIntBits`` (every NaN is
 the canonical NaN, ``-0.0 != 0.0``) and the total order ``-inf < ... < -0.0 < 0.0 < ... < inf <
-NaN``; the sortable form maps the canonical bits to a signed integer with exactly that order.
+NaN``; the sortable form maps the canonical bits to a signed integer with exactly that order
+(:mod:`paimon_lens.formats.float_keys`, shared with the range-bitmap index).
 
 The writer must also reproduce the *iteration order* of ``java.util.HashMap`` (V1 dictionary
 order and the bitmap body order of both versions), so this module emulates ``HashMap``'s
@@ -30,66 +31,28 @@ order and the bitmap body order of both versions), so this module emulates ``Has
 from __future__ import annotations
 
 import datetime as _dt
-import math
 import struct
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from ..errors import UnsupportedError
 from ..types import EPOCH_DATE, DataType, Timestamp
+from .float_keys import f32_bits, f32_key, f64_bits, f64_key, float32_key, float64_key, key_float32, key_float64
 
 _M32 = 0xFFFFFFFF
 _M64 = 0xFFFFFFFFFFFFFFFF
-_F32_CANONICAL_NAN = 0x7FC00000
-_F64_CANONICAL_NAN = 0x7FF8000000000000
 
-_F32 = struct.Struct(">f")
-_U32 = struct.Struct(">I")
-_F64 = struct.Struct(">d")
-_U64 = struct.Struct(">Q")
 _I32 = struct.Struct(">i")
+_I64 = struct.Struct(">q")
 _U32LE = struct.Struct("<I")
 
 
 # ---- float raw keys ----------------------------------------------------------------------------
-
-def _f32_bits(value: float) -> int:
-    """``Float.floatToIntBits`` of a Python float rounded to float32 (NaN canonical)."""
-    if math.isnan(value):
-        return _F32_CANONICAL_NAN
-    try:
-        packed = _F32.pack(value)
-    except OverflowError:
-        packed = _F32.pack(math.copysign(math.inf, value))
-    bits: int = _U32.unpack(packed)[0]
-    return bits
-
-
-def _f64_bits(value: float) -> int:
-    """``Double.doubleToLongBits`` (NaN canonical)."""
-    if math.isnan(value):
-        return _F64_CANONICAL_NAN
-    bits: int = _U64.unpack(_F64.pack(value))[0]
-    return bits
-
-
-def _canonical_f32(bits: int) -> int:
-    return _F32_CANONICAL_NAN if (bits & 0x7F800000) == 0x7F800000 and bits & 0x007FFFFF else bits
-
-
-def _canonical_f64(bits: int) -> int:
-    if (bits & 0x7FF0000000000000) == 0x7FF0000000000000 and bits & 0x000FFFFFFFFFFFFF:
-        return _F64_CANONICAL_NAN
-    return bits
-
-
-def _sortable(bits: int, sign: int) -> int:
-    """Canonical IEEE bits -> an int ordered like ``Float.compare``/``Double.compare``."""
-    return bits if bits < sign else -(bits - sign) - 1
-
+# The sort keys of floats are those of the range-bitmap index: see :mod:`.float_keys`.
 
 def _unsortable(key: int, sign: int) -> int:
-    return key if key >= 0 else (-key - 1) | sign
+    """The unsigned IEEE bits of a float raw key; ``sign`` is 0x80000000 (FLOAT) or ``1 << 63`` (DOUBLE)."""
+    return f32_bits(key) & _M32 if sign == 0x80000000 else f64_bits(key) & _M64
 
 
 # ---- Java hash codes ---------------------------------------------------------------------------
@@ -202,9 +165,9 @@ class KeyCodec:
         """Raw key from the value ``struct`` unpacked with :attr:`fmt` (fixed-size kinds)."""
         k = self.kind
         if k == "float":
-            return _sortable(_canonical_f32(x), 0x80000000)
+            return f32_key(x)
         if k == "double":
-            return _sortable(_canonical_f64(x), 0x8000000000000000)
+            return f64_key(x)
         if k == "boolean":
             return x != 0
         result: Hashable = x
@@ -217,7 +180,12 @@ class KeyCodec:
 
     def key_mapper(self) -> Callable[[Any], Hashable] | None:
         """A per-value mapper for unpacked fixed-size keys, or None when the value is the key."""
-        if self.kind in ("float", "double", "boolean"):
+        k = self.kind
+        if k == "float":
+            return f32_key
+        if k == "double":
+            return f64_key
+        if k == "boolean":
             return self.from_unpacked
         return None
 
@@ -229,10 +197,10 @@ class KeyCodec:
             return _I32.pack(len(key)) + key
         if k == "float":
             assert isinstance(key, int)
-            return _U32.pack(_unsortable(key, 0x80000000))
+            return _I32.pack(f32_bits(key))
         if k == "double":
             assert isinstance(key, int)
-            return _U64.pack(_unsortable(key, 0x8000000000000000))
+            return _I64.pack(f64_bits(key))
         if k == "boolean":
             return b"\x01" if key else b"\x00"
         return struct.pack(">" + self.fmt, key)
@@ -252,12 +220,10 @@ class KeyCodec:
             return key.decode("utf-8", "replace")
         if k == "float":
             assert isinstance(key, int)
-            value: float = _F32.unpack(_U32.pack(_unsortable(key, 0x80000000)))[0]
-            return value
+            return key_float32(key)
         if k == "double":
             assert isinstance(key, int)
-            dvalue: float = _F64.unpack(_U64.pack(_unsortable(key, 0x8000000000000000)))[0]
-            return dvalue
+            return key_float64(key)
         if k == "boolean":
             return bool(key)
         if self.ts_micros is not None:
@@ -299,9 +265,9 @@ class KeyCodec:
                 return bytes(value)
             raise TypeError(f"not a string: {value!r}")
         if k == "float":
-            return _sortable(_f32_bits(_as_float(value)), 0x80000000)
+            return float32_key(_as_float(value))
         if k == "double":
-            return _sortable(_f64_bits(_as_float(value)), 0x8000000000000000)
+            return float64_key(_as_float(value))
         if k == "boolean":
             if isinstance(value, (bool, int)):
                 return bool(value)
@@ -336,9 +302,9 @@ class KeyCodec:
             return 1231 if key else 1237
         assert isinstance(key, int)
         if k == "float":
-            return _unsortable(key, 0x80000000)
+            return f32_bits(key) & _M32
         if k == "double":
-            return _long_hash(_unsortable(key, 0x8000000000000000))
+            return _long_hash(f64_bits(key))
         if k == "long":
             return _long_hash(key)
         return key & _M32

@@ -41,6 +41,7 @@ from ..io.reader import ByteReader
 from ..types import DataType
 from . import roaring
 from .bit_slice import rows_bitmap, serialize_bitmap
+from .grouping import bulk_or_replay
 from .range_bitmap_dictionary import INT64_MAX, INT64_MIN, decimal_unscaled, long_to_value, timestamp_long
 from .reader import FileIndexReader
 from .result import REMAIN, BitmapIndexResult, FileIndexResult
@@ -470,28 +471,29 @@ class BsiWriter:
         pass. A value :meth:`write` would reject makes this replay :meth:`write` one value at a
         time (the same error after the same rows); so does a writer that already holds rows.
         """
+        bulk = bulk_or_replay(values, not self._values and self._bulk is None, self._bulk_longs, self.write)
+        if bulk is not None:
+            self._bulk = bulk
+
+    def _bulk_longs(self, vals: list[Any]) -> tuple[Any, Any] | None:
+        """``(longs, non-null mask)`` of the rows, None if one is ``Long.MIN_VALUE``.
+
+        Raises what :meth:`write` raises for a value it rejects.
+        """
         import numpy as np
 
-        vals = values if isinstance(values, list) else list(values)
-        if not self._values and self._bulk is None and vals:
-            try:
-                kinds = set(map(type, vals))
-                kinds.discard(type(None))
-                present = [v for v in vals if v is not None]
-                if not (kinds <= {int} and self.data_type.root in _PLAIN_INTS):
-                    present = [to_long(self.data_type, v) for v in present]
-                longs = np.array(present, dtype=np.int64)
-            except (TypeError, ValueError, OverflowError, ArithmeticError):
-                pass
-            else:
-                if not (longs == INT64_MIN).any():
-                    mask = np.fromiter((v is not None for v in vals), dtype=bool, count=len(vals))
-                    full = np.zeros(len(vals), dtype=np.int64)
-                    full[mask] = longs
-                    self._bulk = (full, mask)
-                    return
-        for v in vals:
-            self.write(v)
+        kinds = set(map(type, vals))
+        kinds.discard(type(None))
+        present = [v for v in vals if v is not None]
+        if not (kinds <= {int} and self.data_type.root in _PLAIN_INTS):
+            present = [to_long(self.data_type, v) for v in present]
+        longs = np.array(present, dtype=np.int64)
+        if (longs == INT64_MIN).any():
+            return None
+        mask = np.fromiter((v is not None for v in vals), dtype=bool, count=len(vals))
+        full = np.zeros(len(vals), dtype=np.int64)
+        full[mask] = longs
+        return full, mask
 
     def _unbulk(self) -> None:
         """Turn rows written in bulk into the row-by-row state (before more rows are written)."""

@@ -353,37 +353,18 @@ def read_dv_index_file(data: bytes, path: str | None = None, *, bitmap64: bool |
 Positions = Iterable[int] | BitMap | BitMap64
 
 
-def _to_bitmap32(positions: Positions) -> BitMap:
-    if isinstance(positions, BitMap64):
-        if len(positions) and positions.max() > MAX_POSITION_32:
-            raise ValueError(f"position {positions.max()} exceeds the 32-bit deletion-vector limit "
-                             f"{MAX_POSITION_32}")
-        bm = BitMap(positions)
-    elif isinstance(positions, BitMap):
-        bm = BitMap(positions)
-    else:
-        values = list(positions)
-        for p in values:
-            if p < 0 or p > MAX_POSITION_32:
-                raise ValueError(f"position {p} outside 0..{MAX_POSITION_32} (32-bit deletion vector)")
-        bm = BitMap(values)
-    if len(bm) and bm.max() > MAX_POSITION_32:
-        raise ValueError(f"position {bm.max()} exceeds the 32-bit deletion-vector limit {MAX_POSITION_32}")
-    return bm
-
-
-def _to_bitmap64(positions: Positions) -> BitMap64:
+def _to_bitmap(positions: Positions, bitmap64: bool) -> BitMap | BitMap64:
+    """A copy of the positions as the bitmap of a 64-bit or 32-bit vector; ValueError out of range."""
+    cls, limit, width = (BitMap64, MAX_POSITION_64, 64) if bitmap64 else (BitMap, MAX_POSITION_32, 32)
     if isinstance(positions, (BitMap64, BitMap)):
-        bm = BitMap64(positions)
-    else:
-        values = list(positions)
-        for p in values:
-            if p < 0 or p > MAX_POSITION_64:
-                raise ValueError(f"position {p} outside 0..{MAX_POSITION_64} (64-bit deletion vector)")
-        bm = BitMap64(values)
-    if len(bm) and bm.max() > MAX_POSITION_64:
-        raise ValueError(f"position {bm.max()} exceeds the 64-bit deletion-vector limit {MAX_POSITION_64}")
-    return bm
+        if len(positions) and positions.max() > limit:
+            raise ValueError(f"position {positions.max()} exceeds the {width}-bit deletion-vector limit {limit}")
+        return cls(positions)
+    values = list(positions)
+    for p in values:
+        if p < 0 or p > limit:
+            raise ValueError(f"position {p} outside 0..{limit} ({width}-bit deletion vector)")
+    return cls(values)
 
 
 def _serialize_bitmap64_body(bm: BitMap64) -> bytes:
@@ -428,7 +409,7 @@ def serialize_deletion_vector(positions: Positions, bitmap64: bool = False) -> b
     32-bit positions must lie in ``0..2^31-1``; 64-bit ones in ``0..MAX_POSITION_64``.
     Raises ``ValueError`` for positions out of range.
     """
-    bm = _to_bitmap64(positions) if bitmap64 else _to_bitmap32(positions)
+    bm = _to_bitmap(positions, bitmap64)
     return _serialize(bm, bitmap64)
 
 
@@ -444,7 +425,7 @@ def write_dv_index_file(vectors: Mapping[str, Positions] | Iterable[tuple[str, P
     out = bytearray([VERSION_V1])
     metas: list[DeletionVectorMeta] = []
     for data_file, positions in items:
-        bm = _to_bitmap64(positions) if bitmap64 else _to_bitmap32(positions)
+        bm = _to_bitmap(positions, bitmap64)
         blob = _serialize(bm, bitmap64)
         size = struct.unpack_from(">i", blob)[0]
         metas.append(DeletionVectorMeta(data_file, len(out), manifest_length(kind, size), len(bm)))

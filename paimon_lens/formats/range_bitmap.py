@@ -39,7 +39,7 @@ from ..errors import CorruptFileError
 from ..io.reader import ByteReader
 from ..types import DataType
 from .bit_slice import BitSliceIndexBitmap, max_code, read_bit_slice, write_bit_slice_codes
-from .grouping import first_occurrence_codes
+from .grouping import bulk_or_replay, first_occurrence_codes
 from .range_bitmap_dictionary import (
     ChunkedDictionary,
     Key,
@@ -496,19 +496,11 @@ class RangeBitmapWriter:
         replay :meth:`write` one value at a time (the same error after the same rows); so does a
         writer that already holds rows.
         """
-        vals = values if isinstance(values, list) else list(values)
-        if self.row_count == 0 and self._bulk is None:
-            try:
-                keys, codes = _group_keys(self.codec, vals)
-            except (TypeError, ValueError, OverflowError, ArithmeticError):
-                pass
-            else:
-                if vals:
-                    self._bulk = _BulkRows(keys, codes)
-                    self.row_count = len(vals)
-                return
-        for v in vals:
-            self.write(v)
+        bulk = bulk_or_replay(values, self.row_count == 0 and self._bulk is None,
+                              lambda vals: _BulkRows(*_group_keys(self.codec, vals)), self.write)
+        if bulk is not None:
+            self._bulk = bulk
+            self.row_count = len(bulk.codes)
 
     def _unbulk(self) -> None:
         """Turn rows written in bulk into the row-by-row state (before more rows are written)."""

@@ -45,7 +45,6 @@ comparison reproduces Java's comparator.
 from __future__ import annotations
 
 import datetime as _dt
-import math
 import operator
 import re
 import struct
@@ -59,6 +58,19 @@ from typing import Any
 from ..errors import CorruptFileError, UnsupportedError
 from ..io.reader import ByteReader
 from ..types import DataType, Timestamp, days_from_date
+from .float_keys import (
+    F32_MASK,
+    F64_MASK,
+    bits_array,
+    f32_bits,
+    f32_key,
+    f64_bits,
+    f64_key,
+    float32_key,
+    float64_key,
+    key_float32,
+    key_float64,
+)
 
 Key = int | bytes
 
@@ -70,16 +82,9 @@ _I8 = struct.Struct(">b")
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")
-_F32 = struct.Struct(">f")
-_F64 = struct.Struct(">d")
 
 #: struct codes of the fixed-length key kinds (floats are read as their signed bits)
 _FORMATS = {"i8": "b", "i16": "h", "i32": "i", "i64": "q", "f32": "i", "f64": "q"}
-
-_F32_NAN = 0x7FC00000
-_F64_NAN = 0x7FF8000000000000
-_MASK31 = 0x7FFFFFFF
-_MASK63 = 0x7FFFFFFFFFFFFFFF
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -103,36 +108,6 @@ def parse_memory_size(text: str) -> int:
     if unit not in _MEMORY_UNITS:
         raise ValueError(f"unknown memory unit {m.group(2)!r} in {text!r}")
     return int(m.group(1)) * _MEMORY_UNITS[unit]
-
-
-# ---- sort keys for floats ---------------------------------------------------------------------
-
-def _f32_bits_to_key(bits: int) -> int:
-    """Signed float32 bits -> an int that orders like ``Float.compare`` (NaN canonical)."""
-    if (bits & 0x7F800000) == 0x7F800000 and (bits & 0x007FFFFF) != 0:
-        bits = _F32_NAN
-    return bits if bits >= 0 else bits ^ _MASK31
-
-
-def _f64_bits_to_key(bits: int) -> int:
-    """Signed float64 bits -> an int that orders like ``Double.compare`` (NaN canonical)."""
-    if (bits & 0x7FF0000000000000) == 0x7FF0000000000000 and (bits & 0x000FFFFFFFFFFFFF) != 0:
-        bits = _F64_NAN
-    return bits if bits >= 0 else bits ^ _MASK63
-
-
-def _float32_bits(value: float) -> int:
-    try:
-        packed = _F32.pack(value)
-    except OverflowError:
-        packed = _F32.pack(math.copysign(math.inf, value))
-    bits: int = _I32.unpack(packed)[0]
-    return bits
-
-
-def _float64_bits(value: float) -> int:
-    bits: int = _I64.unpack(_F64.pack(value))[0]
-    return bits
 
 
 # ---- value conversions shared with the bsi index ----------------------------------------------
@@ -210,11 +185,11 @@ class KeyCodec:
         if k == "f32":
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise TypeError(f"not a float: {value!r}")
-            return _f32_bits_to_key(_float32_bits(float(value)))
+            return float32_key(float(value))
         if k == "f64":
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise TypeError(f"not a double: {value!r}")
-            return _f64_bits_to_key(_float64_bits(float(value)))
+            return float64_key(float(value))
         if k == "str":
             if not isinstance(value, str):
                 raise TypeError(f"not a string: {value!r}")
@@ -237,13 +212,9 @@ class KeyCodec:
         if k == "bool":
             return bool(key)
         if k == "f32":
-            bits = key if key >= 0 else key ^ _MASK31
-            f32: float = _F32.unpack(_I32.pack(bits))[0]
-            return f32
+            return key_float32(key)
         if k == "f64":
-            bits = key if key >= 0 else key ^ _MASK63
-            f64: float = _F64.unpack(_I64.pack(bits))[0]
-            return f64
+            return key_float64(key)
         return long_to_value(self.data_type, key)
 
     def describe(self, key: Key) -> str:
@@ -280,8 +251,8 @@ class KeyCodec:
             if k == "i64":
                 return _I64.pack(key)
             if k == "f32":
-                return _I32.pack(key if key >= 0 else key ^ _MASK31)
-            return _I64.pack(key if key >= 0 else key ^ _MASK63)
+                return _I32.pack(f32_bits(key))
+            return _I64.pack(f64_bits(key))
         except struct.error as e:
             raise ValueError(f"value {self.describe(key)} does not fit {self.data_type}: {e}") from None
 
@@ -292,9 +263,9 @@ class KeyCodec:
             return [1 if b == 1 else 0 for b in data[pos:pos + count]]
         values: tuple[int, ...] = struct.unpack_from(f">{count}{_FORMATS[k]}", data, pos)
         if k == "f32":
-            return [_f32_bits_to_key(v) for v in values]
+            return [f32_key(v) for v in values]
         if k == "f64":
-            return [_f64_bits_to_key(v) for v in values]
+            return [f64_key(v) for v in values]
         return list(values)
 
     def decode(self, r: ByteReader, field: str) -> Key:
@@ -314,8 +285,8 @@ class KeyCodec:
         if k == "i64":
             return r.i64(field)
         if k == "f32":
-            return _f32_bits_to_key(r.i32(field))
-        return _f64_bits_to_key(r.i64(field))
+            return f32_key(r.i32(field))
+        return f64_key(r.i64(field))
 
 
 def key_codec(dtype: DataType) -> KeyCodec:
@@ -607,9 +578,9 @@ def stored_keys(codec: KeyCodec, keys: Any) -> Any:
     if k == "bool":
         arr = (arr != 0).astype(np.int64)
     elif k == "f32":
-        arr = np.where(arr >= 0, arr, arr ^ _MASK31)
+        arr = bits_array(arr, F32_MASK)
     elif k == "f64":
-        arr = np.where(arr >= 0, arr, arr ^ _MASK63)
+        arr = bits_array(arr, F64_MASK)
     return arr.astype(_NUMPY_KEYS[k])
 
 
