@@ -369,17 +369,23 @@ def _cell(pair: tuple[float, float]) -> str:
     return f"{_ms(pair[0])} | {_ms(pair[1])}"
 
 
-def render(args: argparse.Namespace, results: dict[str, dict[str, Any]], built: dict[str, float | None]) -> str:
-    """The measured part of results_explain.md."""
+def results_header(module: str, code: str) -> list[str]:
+    """The first lines of a measured section: marker, date and command, machine, library versions."""
     m = machine()
-    cmd = "python -m benchmarks.bench_explain" + "".join(
-        f" {a}" for a in sys.argv[1:] if not a.startswith("--cache-dir"))
-    lines = [
+    cmd = f"python -m benchmarks.{module}" + "".join(f" {a}" for a in sys.argv[1:] if not a.startswith("--cache-dir"))
+    return [
         BEGIN,
         f"Measured {_dt.datetime.now().strftime('%Y-%m-%d %H:%M')} with `{cmd}`.",
         "",
         f"* machine: {m['nproc']} CPUs available (nproc), {m['cpu']}, {m['platform']}",
-        f"* Python {m['python']}; {m['libraries']}; paimon-lens {args.code}",
+        f"* Python {m['python']}; {m['libraries']}; paimon-lens {code}",
+    ]
+
+
+def render(args: argparse.Namespace, results: dict[str, dict[str, Any]], built: dict[str, float | None]) -> str:
+    """The measured part of results_explain.md."""
+    lines = [
+        *results_header("bench_explain", args.code),
         f"* table: {args.files:,} data files, {PARTITIONS} partitions x {BUCKETS} buckets, {ROWS} rows per file, "
         f"seed {SEED} (`benchmarks/synthetic_table.py`); each measurement in a fresh interpreter, "
         f"OS page cache warm; {args.repeat} cold run(s), medians shown; paimon_lens byte-compiled "
@@ -406,7 +412,7 @@ def render(args: argparse.Namespace, results: dict[str, dict[str, Any]], built: 
             f"removed by stage: {', '.join(f'{k} {v:,}' for k, v in first['skipped_by'].items() if v)}.",
             "" if gen is None else f"(Table generated in this run in {gen:.1f} s.)",
             "" if not loads else f"1-minute load average during the cold runs: {min(loads):.2f} to {max(loads):.2f} "
-            f"({m['nproc']} CPUs).",
+            f"({machine()['nproc']} CPUs).",
             "",
             "| measurement | wall | CPU |",
             "| --- | --- | --- |",

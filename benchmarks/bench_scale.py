@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import argparse
 import compileall
-import datetime as _dt
 import hashlib
 import json
 import os
@@ -58,7 +57,16 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import bench_explain
-from benchmarks.bench_explain import BEGIN, BUCKETS, END, PARTITIONS, ROWS, SEED, WHERE, code_version, machine
+from benchmarks.bench_explain import (
+    BUCKETS,
+    END,
+    PARTITIONS,
+    ROWS,
+    SEED,
+    WHERE,
+    code_version,
+    results_header,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results_scale.md"
@@ -207,15 +215,8 @@ def table_rows(results: list[dict[str, Any]]) -> list[str]:
 
 def render(args: argparse.Namespace, results: list[dict[str, Any]], built: dict[int, float | None]) -> str:
     """The measured part of results_scale.md."""
-    m = machine()
-    cmd = "python -m benchmarks.bench_scale" + "".join(
-        f" {a}" for a in sys.argv[1:] if not a.startswith("--cache-dir"))
     lines = [
-        BEGIN,
-        f"Measured {_dt.datetime.now().strftime('%Y-%m-%d %H:%M')} with `{cmd}`.",
-        "",
-        f"* machine: {m['nproc']} CPUs available (nproc), {m['cpu']}, {m['platform']}",
-        f"* Python {m['python']}; {m['libraries']}; paimon-lens {args.code}",
+        *results_header("bench_scale", args.code),
         f"* tables: metadata-only primary-key tables (`make_table(..., primary_key=True, data_files=False)`), "
         f"{PARTITIONS} partitions x {BUCKETS} buckets, {ROWS} rows per file, seed {SEED}; "
         + "; ".join(f"{n:,} files " + ("cached" if s is None else f"generated in {s:.0f} s")
