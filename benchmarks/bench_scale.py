@@ -26,10 +26,10 @@ cache is warm), timed with ``time.perf_counter``:
     ``bench_explain`` primary-key predicate (every stage prunes something).
 ``+ every answer``
     ``open + explain`` plus ``report.to_dict()`` (timed last, after ``deletion_vectors``): the
-    index answer of *every* file, also of files that partition or stats pruning removed. In
-    process these are computed lazily, on first use, so ``open + explain`` leaves them out; the
-    Spark tasks compute them all (the evaluators cannot travel back to the driver), so on Spark
-    this is ``open + explain`` plus building the records. Compare engines on this column.
+    index answer of *every* file, also of files that partition or stats pruning removed. On both
+    engines the answers planning did not need are computed lazily, on first use (on Spark the
+    tasks compute the ones planning needs and the driver the others), so ``open + explain``
+    leaves them out and this column has them.
 ``file_indexes``
     ``table.file_indexes()``: every index container of every file decoded and summarised.
 ``deletion_vectors``

@@ -13,8 +13,10 @@ engine's by construction:
 * deletion vectors: one task per ``DELETION_VECTORS`` index file (:func:`deletion_vectors`);
 * explain: Paimon's planning is independent between (partition, bucket) groups (the whole-bucket
   rule, deletion vectors and every cache are per group), so groups are packed into tasks and each
-  task plans its groups, evaluates their file indexes, applies their deletion vectors and, with
-  ``truth``, reads their data files, for every predicate at once (:func:`explain_many`);
+  task plans its groups, evaluates the file indexes planning needs, applies their deletion
+  vectors and, with ``truth``, reads their data files, for every predicate at once
+  (:func:`explain_many`); the index answers of files planning removed without asking (by
+  partition, bucket or stats) are computed in the driver on first use, as in process;
 * per-file work of other modules (the advisor's column profiles and what-if index builds):
   contiguous runs of files, each task returning a partial result that its caller merges in
   order (:func:`map_file_chunks`).
@@ -239,16 +241,43 @@ def deletion_vectors(engine: Engine, table: Table) -> list[DeletionVectorInfo]:
 
 # ---- explain --------------------------------------------------------------------------------------
 
+class _Pending:
+    """Stands for an index answer no task needed: the driver computes it on first use."""
+
+    def __call__(self) -> Any:
+        raise RuntimeError("an index answer left for the driver was not replaced (distributed.explain_many)")
+
+
+_PENDING = _Pending()
+
+
 def _portable(v: FileVerdict) -> FileVerdict:
-    """``v`` with its decision's index answer evaluated and its (unpicklable) evaluator dropped."""
+    """``v`` with its (unpicklable) index evaluator dropped: the answer travels if the task computed
+    it (planning and the read stage needed it), else a :class:`_Pending` marker does."""
     from .pruning.scan import PlanDecision
 
     d = v.decision
-    _ = d.index_result  # evaluates and caches the index answer (as ``to_dict`` would)
     decision = object.__new__(PlanDecision)
     decision.__dict__.update(d.__dict__)
-    decision.__dict__["index_state"] = None
+    if d.index_state is not None and "_index_cache" not in d.__dict__:
+        decision.__dict__["index_state"] = _PENDING
+    else:
+        decision.__dict__["index_state"] = None  # no index, or its answer is cached in the decision
     return dataclasses.replace(v, decision=decision)
+
+
+def _answer_pending(table: Table, predicate: Predicate, index_enabled: bool, verdicts: Sequence[FileVerdict],
+                    files: dict[str, LiveFile]) -> None:
+    """Give the verdicts whose index answer is pending an evaluator in this process (lazy, as local)."""
+    from .pruning.scan import IndexAnswers
+
+    answers: IndexAnswers | None = None
+    for v in verdicts:
+        d = v.decision
+        if isinstance(d.index_state, _Pending):  # unpickled: a copy of _PENDING
+            if answers is None:
+                answers = IndexAnswers(table, predicate, index_enabled=index_enabled)
+            d.__dict__["index_state"] = answers.state(files[v.file_name])
 
 
 def _explain_slice(ctx: TableContext, predicates: Sequence[Predicate], truth: bool, index_enabled: bool,
@@ -303,6 +332,7 @@ def explain_many(engine: Engine, table: Table, wheres: Sequence[str | Predicate]
     fn = partial(_explain_slice, TableContext.of(table), predicates, truth, index_enabled)
     results = engine.map(fn, tasks)
     order = {lf.entry.file.file_name: i for i, lf in enumerate(files)}
+    by_name = {lf.entry.file.file_name: lf for lf in files}
     reports = []
     for k, (predicate, text) in enumerate(zip(predicates, texts)):
         verdicts: list[FileVerdict] = []
@@ -312,6 +342,7 @@ def explain_many(engine: Engine, table: Table, wheres: Sequence[str | Predicate]
             verdicts.extend(got)
             notes.extend((_note_position(n, order), n) for n in got_notes)
         verdicts.sort(key=lambda v: order[v.file_name])
+        _answer_pending(table, predicate, index_enabled, verdicts, by_name)
         notes.sort(key=lambda p: p[0])
         reports.append(ExplainReport(table, text, predicate, verdicts, truth, [n for _, n in notes]))
     return reports

@@ -510,6 +510,27 @@ def _kept_reason(ev: _FileEval) -> str:
     return "; ".join(["planned", *notes])
 
 
+class IndexAnswers:
+    """The index answers :func:`plan` gives the files of ``table`` under ``predicate``, one file at a time.
+
+    For decisions planned elsewhere: a distributed explain's tasks send back only the index answers
+    their planning needed, and the process holding the table answers the others here, on first
+    use, with the planner's own filters (built once, on the first call).
+    """
+
+    def __init__(self, table: Table, predicate: Predicate | None, *, index_enabled: bool = True,
+                 paimon_09_bitmap_or: bool = False) -> None:
+        self._args = (table, predicate, index_enabled, paimon_09_bitmap_or)
+        self._planner: _Planner | None = None
+
+    def state(self, lf: LiveFile) -> Callable[[], tuple[str, str | None, FileIndexResult | None]]:
+        """``PlanDecision.index_state`` of ``lf`` (a file with an index container)."""
+        if self._planner is None:
+            self._planner = _Planner(*self._args)
+        p = self._planner
+        return _IndexAnswer(p, p._filters(lf.entry.file.schema_id), lf, False)
+
+
 def plan(table: Table, predicate: Predicate | None, *, index_enabled: bool = True,
          paimon_09_bitmap_or: bool = False) -> list[PlanDecision]:
     """Paimon's planning decision for every live data file of ``table`` under ``predicate``.

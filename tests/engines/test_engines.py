@@ -103,3 +103,16 @@ def test_manifests_go_to_tasks_from_min_manifests_on() -> None:
     files = pl.open_table(path, engine=many).live_files()
     assert many.calls == [("_read_manifest", manifests)]
     assert [f.entry for f in files] == [f.entry for f in pl.open_table(path).live_files()]
+
+
+def test_index_answers_no_task_needed_are_computed_in_the_driver_on_demand() -> None:
+    """Tasks send back only the index answers planning needed; the rest are computed lazily here,
+    and equal the local answers."""
+    oracle = next(p for p in oracle_paths() if p.stem == "oracle_events20")
+    path = str(oracle.parent / load_json(oracle)["table"]["path"])
+    where = "dt = '2025-01-01' AND price > 40"  # other partitions' indexed files are never evaluated
+    local = pl.open_table(path).explain(where)
+    remote = pl.open_table(path, engine=_Recording(min_manifests=1)).explain(where)
+    pending = [v for v in remote.files if v.index_location != "none" and "_index_cache" not in v.decision.__dict__]
+    assert pending and any(not v.partition_keep for v in pending)
+    assert remote.to_dict(positions=True) == local.to_dict(positions=True)
