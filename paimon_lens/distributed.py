@@ -258,11 +258,17 @@ def _portable(v: FileVerdict) -> FileVerdict:
 
     d = v.decision
     decision = object.__new__(PlanDecision)
-    decision.__dict__.update(d.__dict__)
-    if d.index_state is not None and "_index_cache" not in d.__dict__:
-        decision.__dict__["index_state"] = _PENDING
-    else:
-        decision.__dict__["index_state"] = None  # no index, or its answer is cached in the decision
+    state = decision.__dict__
+    state.update(d.__dict__)
+    answer = d.index_state
+    if answer is not None and "_index_cache" not in state:
+        computed = getattr(answer, "computed", None)  # planning may have asked the evaluator directly
+        if computed is not None:
+            state["_index_cache"] = computed
+        else:
+            state["index_state"] = _PENDING
+            return dataclasses.replace(v, decision=decision)
+    state["index_state"] = None  # no index, or its answer travels in the decision's cache
     return dataclasses.replace(v, decision=decision)
 
 

@@ -839,7 +839,8 @@ def profile_table(table: Table, columns: Sequence[str] | None = None, *, max_fil
             for f, piece in zip(fields, file_pieces):
                 pieces[f.id].append(piece)
         errors.extend(chunk.errors)
-    merged = {f.id: _merge_counts([c.merged[i] for c in chunks], arrow_type(f.type)) for i, f in enumerate(fields)}
+    read = [c for c in chunks if c.done]  # a chunk whose files all failed adds no values (nor a cast)
+    merged = {f.id: _merge_counts([c.merged[i] for c in read], arrow_type(f.type)) for i, f in enumerate(fields)}
     total_rows = sum(lf.entry.file.row_count for lf in live)
     if skip_deleted:
         total_rows -= sum(len(d) for d in dvs.values())

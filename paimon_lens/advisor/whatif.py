@@ -740,7 +740,8 @@ def measure(table: Table, workload: WorkloadLike, candidates: Sequence[Candidate
         max_files: build and evaluate a seeded random sample of this many live files; totals are
             extrapolated (see the module docs and ``notes``).
         seed: the sample's seed.
-        progress: show a progress bar (tqdm) over the files.
+        progress: show a progress bar (tqdm) over the files (in process only; on a distributed engine
+            the files are measured in tasks).
 
     Returns:
         A :class:`WhatIfResult`; ``.frame()`` is the per-candidate table.

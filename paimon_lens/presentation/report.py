@@ -273,6 +273,8 @@ def _explain_batch(table: Table, workload: Workload) -> dict[int, Any]:
     """The explains of the workload's queries that parse, in one run on the table's engine (one
     Spark job, not one per query); empty when that run fails (each query is then explained alone,
     so its own error reaches the report)."""
+    if not table.engine.distributed:  # in process explain_many is a loop: nothing to batch
+        return {}
     from ..predicate.parser import parse_where
 
     queries = list(workload)

@@ -267,6 +267,11 @@ class _IndexAnswer:
         except (PaimonLensError, OSError, ValueError, KeyError) as e:
             return "REMAIN", f"{type(e).__name__}: {e}", None
 
+    @property
+    def computed(self) -> tuple[str, str | None, FileIndexResult | None] | None:
+        """The answer if it was computed already (by planning or a reason), else None."""
+        return self._state
+
     def __call__(self) -> tuple[str, str | None, FileIndexResult | None]:
         state = self._state
         if state is None:

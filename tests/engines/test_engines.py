@@ -115,4 +115,14 @@ def test_index_answers_no_task_needed_are_computed_in_the_driver_on_demand() -> 
     remote = pl.open_table(path, engine=_Recording(min_manifests=1)).explain(where)
     pending = [v for v in remote.files if v.index_location != "none" and "_index_cache" not in v.decision.__dict__]
     assert pending and any(not v.partition_keep for v in pending)
+    # what planning computed travels back: files it asked (planned ones, the index stage) are not pending
+    assert not [v for v in pending if v.planned or v.stage == "index"]
     assert remote.to_dict(positions=True) == local.to_dict(positions=True)
+    for index_enabled in (True, False):  # without index reading, the reasons of planned files ask too
+        wheres = [strip(p["sql"]) for p in load_json(oracle)["predicates"]]
+        for where, report in zip(wheres, pl.open_table(path, engine=_Recording(1)).explain_many(
+                wheres, index_enabled=index_enabled), strict=True):
+            assert not [v for v in report.files if v.planned and "_index_cache" not in v.decision.__dict__
+                        and v.index_location != "none"], where
+            assert report.to_dict(positions=True) == pl.open_table(path).explain(
+                where, index_enabled=index_enabled).to_dict(positions=True), where
