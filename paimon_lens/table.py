@@ -132,6 +132,7 @@ class Table:
         self._live: list[ManifestEntry] | None = None
         self._files: list[LiveFile] | None = None
         self._indexes: list[Any] | None = None
+        self._dv_infos: list[Any] | None = None
 
     # ---- identity ---------------------------------------------------------------------------
     @property
@@ -216,7 +217,7 @@ class Table:
         names = [m.file_name for m in self.manifest_files()]
         todo = [n for n in dict.fromkeys(names) if n not in self._cache.manifests]
         with gc_paused():
-            if self.engine.distributed and len(todo) > 1 and len(todo) >= getattr(self.engine, "min_manifests", 2):
+            if self.engine.distributed and len(todo) >= max(2, getattr(self.engine, "min_manifests", 2)):
                 from .distributed import read_manifests
 
                 self._cache.manifests.update(zip(todo, read_manifests(self.engine, self, todo)))
@@ -413,14 +414,17 @@ class Table:
 
     def deletion_vector_infos(self) -> list[Any]:
         """Every deletion vector of the snapshot, decoded on the table's engine
-        (:class:`~paimon_lens.deletion_vectors.DeletionVectorInfo`, one per data file)."""
-        if self.engine.distributed:
-            from .distributed import deletion_vectors
+        (:class:`~paimon_lens.deletion_vectors.DeletionVectorInfo`, one per data file; cached)."""
+        if self._dv_infos is None:
+            if self.engine.distributed:
+                from .distributed import deletion_vectors
 
-            return deletion_vectors(self.engine, self)
-        from .deletion_vectors import table_deletion_vectors
+                self._dv_infos = deletion_vectors(self.engine, self)
+            else:
+                from .deletion_vectors import table_deletion_vectors
 
-        return table_deletion_vectors(self)
+                self._dv_infos = table_deletion_vectors(self)
+        return list(self._dv_infos)
 
     def deletion_vectors(self) -> pd.DataFrame:
         """Every deletion vector of the snapshot, decoded and CRC-checked (one row per data file)."""

@@ -492,16 +492,6 @@ def _sample(files: list[LiveFile], max_files: int | None, seed: int) -> list[Liv
     return [lf for i, lf in enumerate(files) if i in picked]
 
 
-def _deletion_vectors(table: Table) -> dict[str, BitMap]:
-    if not table.index_entries():
-        return {}
-    out: dict[str, BitMap] = {}
-    for dv in table.deletion_vector_infos():
-        if dv.positions is not None and dv.kind == "32":
-            out[dv.data_file] = BitMap(dv.positions)
-    return out
-
-
 @dataclass
 class _Baseline:
     query: QueryBaseline
@@ -763,7 +753,9 @@ def measure(table: Table, workload: WorkloadLike, candidates: Sequence[Candidate
     sample = _sample(files, max_files, seed)
     sampled_names = {lf.entry.file.file_name for lf in sample}
     baselines = _baselines(table, wl, sampled_names)
-    dvs = _deletion_vectors(table)
+    from ..pruning.explain import deletion_vector_bitmaps
+
+    dvs = deletion_vector_bitmaps(table)
     measures = [CandidateMeasure(c) for c in cands]
     # every sampled baseline-read file is evaluated (one without a container skips nothing)
     tallies = [[QueryTally(evaluated_files=b.query.sampled_read_files) for b in baselines] for _ in cands]

@@ -221,11 +221,12 @@ def _stage_row(name: str, files: Sequence[FileVerdict], rows_after: bool = False
     }
 
 
-def _deletion_vectors(table: Table) -> dict[str, BitMap]:
-    from ..deletion_vectors import table_deletion_vectors
-
+def deletion_vector_bitmaps(table: Table) -> dict[str, BitMap]:
+    """Deleted positions per data file name, for the 32-bit deletion vectors that decode."""
+    if not table.index_entries():
+        return {}
     out: dict[str, BitMap] = {}
-    for dv in table_deletion_vectors(table):
+    for dv in table.deletion_vector_infos():
         if dv.positions is not None and dv.kind == "32":
             out[dv.data_file] = BitMap(dv.positions)
     return out
@@ -278,7 +279,7 @@ def _verdicts(table: Table, predicate: Predicate, text: str, decisions: dict[str
     if truth:
         from .truth import matching_positions
 
-    dvs = _deletion_vectors(table) if table.index_entries() else {}
+    dvs = deletion_vector_bitmaps(table)
     verdicts: list[FileVerdict] = []
     notes: list[str] = []
     for lf in table.live_files():
