@@ -10,24 +10,19 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from ..errors import CorruptFileError, PaimonLensError
-from ..io.fileio import FileIO
+from ..errors import CorruptFileError
 
 AVRO_MAGIC = b"Obj\x01"
 
 
-def read_avro(file_io: FileIO, path: str, field: str = "avro") -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """All records of an Avro file and its writer schema.
+def decode_avro(data: bytes, path: str, field: str = "avro") -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """All records of the Avro file ``data`` (read from ``path``) and its writer schema.
 
     Raises :class:`CorruptFileError` naming the file, the byte offset reached and the part
-    being read when the file is missing, not Avro, truncated or otherwise undecodable.
+    being read when the bytes are not Avro, truncated or otherwise undecodable.
     """
     import fastavro
 
-    try:
-        data = file_io.read_bytes(path)
-    except FileNotFoundError:
-        raise PaimonLensError(f"{field} file {path} does not exist (was it removed by expiration?)") from None
     if not data.startswith(AVRO_MAGIC):
         raise CorruptFileError(path, 0, f"{field} header", "Avro magic 4f626a01", data[:4].hex(),
                                detail="not an Avro file")

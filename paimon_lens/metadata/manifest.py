@@ -1,6 +1,7 @@
 """Manifest lists, manifests and index manifests, and merging entries into the live file set.
 
-Record layouts (Avro, read with each file's own writer schema):
+Record layouts (Avro, ORC or Parquet, detected per file; Avro read with each file's own writer
+schema):
 
 * manifest list: ``_FILE_NAME, _FILE_SIZE, _NUM_ADDED_FILES, _NUM_DELETED_FILES,
   _PARTITION_STATS{_MIN_VALUES, _MAX_VALUES, _NULL_COUNTS}, _SCHEMA_ID`` (+2.x: ``_VERSION,
@@ -23,7 +24,7 @@ from typing import Any
 
 from ..errors import CorruptFileError
 from ..io.fileio import FileIO
-from .avro import read_avro
+from .meta_file import read_meta_file
 
 FILE_KIND_ADD = 0
 FILE_KIND_DELETE = 1
@@ -229,7 +230,7 @@ def _wrap(path: str, what: str, e: Exception) -> CorruptFileError:
 def read_manifest_list(file_io: FileIO, manifest_dir: str, name: str, list_kind: str) -> list[ManifestFileMeta]:
     """Entries of manifest list ``name``."""
     path = file_io.join(manifest_dir, name)
-    records, _ = read_avro(file_io, path, "manifest list")
+    records, _ = read_meta_file(file_io, path, "manifest list")
     try:
         return [ManifestFileMeta.from_record(r, name, list_kind) for r in records]
     except (KeyError, TypeError) as e:
@@ -239,7 +240,7 @@ def read_manifest_list(file_io: FileIO, manifest_dir: str, name: str, list_kind:
 def read_manifest(file_io: FileIO, manifest_dir: str, name: str) -> list[ManifestEntry]:
     """Entries of manifest file ``name``."""
     path = file_io.join(manifest_dir, name)
-    records, _ = read_avro(file_io, path, "manifest")
+    records, _ = read_meta_file(file_io, path, "manifest")
     try:
         return [_entry(r["_KIND"], r["_PARTITION"], r["_BUCKET"], r["_TOTAL_BUCKETS"],
                        DataFileMeta.from_record(r["_FILE"]), name)
@@ -260,7 +261,7 @@ def _entry(kind: int, partition: bytes, bucket: int, total_buckets: int, file: D
 def read_index_manifest(file_io: FileIO, manifest_dir: str, name: str) -> list[IndexFileMeta]:
     """Entries of index manifest ``name``."""
     path = file_io.join(manifest_dir, name)
-    records, _ = read_avro(file_io, path, "index manifest")
+    records, _ = read_meta_file(file_io, path, "index manifest")
     try:
         return [IndexFileMeta.from_record(r, name) for r in records]
     except (KeyError, TypeError) as e:

@@ -5,7 +5,9 @@ Each :meth:`TableWriter.commit` adds one snapshot, laid out as Paimon 2.0 lays i
     <table>/schema/schema-0                                  written by create()
     <table>/<k1>=<v1>/.../bucket-<n>/data-<uuid>-<i>.parquet one writer (uuid) per partition and
     <table>/<k1>=<v1>/.../bucket-<n>/data-<uuid>-<i>.parquet.index   bucket, files rolled by rows
-    <table>/manifest/manifest-<uuid>-0                       the commit's ADD entries
+    <table>/manifest/manifest-<uuid>-0                       the commit's ADD entries (metadata
+                                                             files in ``manifest.format``: avro,
+                                                             the default, orc or parquet)
     <table>/manifest/manifest-list-<uuid>-0                  base: every manifest of the previous
                                                              snapshot (base then delta)
     <table>/manifest/manifest-list-<uuid>-1                  delta: this commit's manifest
@@ -48,7 +50,8 @@ from ..metadata.schema import TableSchema
 from ..pruning.bucket import bucket_of
 from ..pruning.truth import to_internal
 from ..types import DataField
-from .avro import MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA, MANIFEST_VERSION, avro_bytes
+from .avro import MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA, MANIFEST_VERSION
+from .meta_file import meta_file_bytes
 from .data_file import FileSpec, write_data_file
 from .file_index import in_manifest_threshold, parse_index_options, validate_index_specs
 from .schema import arrow_type, fields_from_arrow, paimon_json, schema_json
@@ -132,6 +135,8 @@ class TableWriter:
         if keys:
             opts["bucket-key"] = ",".join(keys)
         opts.setdefault("file.format", "parquet")
+        if opts.get("manifest.format", "avro").lower() not in ("avro", "orc", "parquet"):
+            raise ValueError(f"manifest.format={opts['manifest.format']}: use avro, orc or parquet")
         pks, parts = tuple(primary_keys), tuple(partition_keys)
         fields = fields_from_arrow(schema, pks)
         names = [f.name for f in fields]
@@ -203,14 +208,16 @@ class TableWriter:
         manifest_dir = self.path / "manifest"
         manifest_dir.mkdir(parents=True, exist_ok=True)
         manifest_name = f"manifest-{uuid.uuid4()}-0"
-        raw = avro_bytes(MANIFEST_SCHEMA, entries)
+        fmt = self.schema.options.get("manifest.format", "avro").lower()
+        raw = meta_file_bytes(MANIFEST_SCHEMA, entries, fmt)
         (manifest_dir / manifest_name).write_bytes(raw)
         meta = self._manifest_meta(manifest_name, len(raw), entries)
 
         base = self._previous_manifests(previous)
         list_uuid = uuid.uuid4()
         base_name, delta_name = f"manifest-list-{list_uuid}-0", f"manifest-list-{list_uuid}-1"
-        base_raw, delta_raw = avro_bytes(MANIFEST_LIST_SCHEMA, base), avro_bytes(MANIFEST_LIST_SCHEMA, [meta])
+        base_raw = meta_file_bytes(MANIFEST_LIST_SCHEMA, base, fmt)
+        delta_raw = meta_file_bytes(MANIFEST_LIST_SCHEMA, [meta], fmt)
         (manifest_dir / base_name).write_bytes(base_raw)
         (manifest_dir / delta_name).write_bytes(delta_raw)
 
@@ -306,14 +313,15 @@ class TableWriter:
 
     def _previous_manifests(self, previous: dict[str, Any] | None) -> list[dict[str, Any]]:
         """Manifest list records of the previous snapshot: base then delta."""
-        import fastavro
+        from ..io.fileio import LocalFileIO
+        from ..metadata.meta_file import read_meta_file
 
         if previous is None:
             return []
         out: list[dict[str, Any]] = []
         for key in ("baseManifestList", "deltaManifestList"):
-            with open(self.path / "manifest" / previous[key], "rb") as fh:
-                out.extend(r for r in fastavro.reader(fh) if isinstance(r, dict))
+            records, _ = read_meta_file(LocalFileIO(), str(self.path / "manifest" / previous[key]), "manifest list")
+            out.extend(records)
         return out
 
     def _restored_sequence_numbers(self) -> dict[tuple[bytes, int], int]:

@@ -108,7 +108,8 @@ def test_truncated_manifest(events_copy: Path) -> None:
 def test_non_avro_manifest(events_copy: Path) -> None:
     m = _a_manifest(events_copy)
     m.write_bytes(b'{"this": "is json"}')
-    with pytest.raises(CorruptFileError, match=r"at byte 0: bad manifest header.*not an Avro file") as e:
+    match = r"at byte 0: bad manifest header.*not an Avro, ORC or Parquet file"
+    with pytest.raises(CorruptFileError, match=match) as e:
         pl.open_table(str(events_copy)).files()
     assert e.value.path == str(m)
 
