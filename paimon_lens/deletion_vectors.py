@@ -52,13 +52,22 @@ class DeletionVectorInfo:
 
 
 def index_file_path(table: Table, entry: IndexFileMeta) -> str:
-    """Path of an index-manifest file relative to the table directory."""
-    return entry.external_path or f"index/{entry.file_name}"
+    """Path of an index-manifest file (deletion vectors, HASH): relative to the table directory, or
+    the entry's external path.
+
+    ``index/<name>`` by default; with ``index-file-in-data-file-dir = true`` the file sits in its
+    partition's bucket directory; an entry with ``_EXTERNAL_PATH`` (external data paths) names it.
+    """
+    if entry.external_path:
+        return entry.external_path
+    if table.schema.options.get("index-file-in-data-file-dir", "false").strip().lower() == "true":
+        part = table.decode_partition(entry.partition, f"{table.manifest_dir}/{entry.manifest} _PARTITION")
+        return f"{table.bucket_path(entry.bucket, part)}/{entry.file_name}"
+    return f"index/{entry.file_name}"
 
 
 def _read(table: Table, relative: str) -> bytes:
-    path = relative if "://" in relative or relative.startswith("/") else table.file_io.join(table.path, relative)
-    return table.file_io.read_bytes(path)
+    return table.file_io.read_bytes(table.file_io.join(table.path, relative))
 
 
 def table_deletion_vectors(table: Table) -> list[DeletionVectorInfo]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import PaimonLensError, SnapshotNotFoundError, TableNotFoundError
-from .io.fileio import FileIO, LocalFileIO, get_file_io, strip_file_scheme
+from .io.fileio import FileIO, TableFileIO, get_file_io, local_path, strip_file_scheme
 from .metadata.binary_row import decode_binary_row
 from .metadata.gc_pause import gc_paused
 from .metadata.manifest import (
@@ -30,7 +30,7 @@ from .metadata.manifest import (
     read_manifest,
     read_manifest_list,
 )
-from .metadata.paths import bucket_dir, partition_path
+from .metadata.paths import BRANCH_PREFIX, branch_names, bucket_dir, is_main_branch, partition_path
 from .metadata.schema import SchemaManager, TableSchema
 from .metadata.snapshot import Snapshot, SnapshotManager
 from .metadata.stats import ColumnStats, FileStats, StatsLayout
@@ -141,6 +141,15 @@ class Table:
         return self.path.rstrip("/").rsplit("/", 1)[-1]
 
     @property
+    def branch(self) -> str:
+        """The branch whose snapshots and schemas this table reads (``main`` unless opened with ``branch=``)."""
+        return self.snapshot_manager.branch
+
+    def branches(self) -> list[str]:
+        """Names of the table's branches besides ``main`` (``<table>/branch/branch-<name>``)."""
+        return branch_names(self.file_io.list_names(self.file_io.join(self.path, "branch")))
+
+    @property
     def snapshot_id(self) -> int | None:
         """Id of the selected snapshot (None for a table with no commits)."""
         return None if self.snapshot is None else self.snapshot.id
@@ -156,7 +165,8 @@ class Table:
         return bool(self.schema.primary_keys)
 
     def __repr__(self) -> str:
-        return f"<paimon_lens.Table {self.path!r} snapshot={self.snapshot_id} schema={self.schema.id}>"
+        branch = "" if is_main_branch(self.branch) else f" branch={self.branch!r}"
+        return f"<paimon_lens.Table {self.path!r}{branch} snapshot={self.snapshot_id} schema={self.schema.id}>"
 
     def _repr_html_(self) -> str:
         from .presentation.html import render_table
@@ -187,7 +197,7 @@ class Table:
 
             return tqdm(it, total=len(names), desc=f"reading {what}", unit="file")
 
-        if isinstance(self.file_io, LocalFileIO):
+        if local_path(self.file_io, self.path) is not None:
             return list(progress(map(fn, names)))
         with ThreadPoolExecutor(max_workers=min(8, len(names))) as pool:
             return list(progress(pool.map(fn, names)))
@@ -258,6 +268,10 @@ class Table:
         if f.external_path:
             return f.external_path
         return f"{self._path_prefix(entry.bucket, partition)}/{f.file_name}"
+
+    def bucket_path(self, bucket: int, partition: dict[str, Any]) -> str:
+        """The directory of a partition's bucket, relative to the table directory."""
+        return self._path_prefix(bucket, partition)
 
     def _path_prefix(self, bucket: int, partition: dict[str, Any]) -> str:
         """The directory of a partition's bucket, relative to the table directory."""
@@ -477,7 +491,8 @@ def _select(snapshots: SnapshotManager, schemas: SchemaManager, snapshot: int | 
 def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, tag: str | None = None,
                timestamp_ms: int | None = None, storage_options: dict[str, Any] | None = None,
                progress: bool | None = None, engine: str | Engine | None = None, spark: Any = None,
-               spark_master: str | None = None) -> Table:
+               spark_master: str | None = None, branch: str | None = None,
+               path_map: dict[str, str] | None = None) -> Table:
     """Open the Paimon table in directory ``path`` at one snapshot.
 
     Args:
@@ -493,25 +508,48 @@ def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, t
             :mod:`paimon_lens.engines`.
         spark: a ``SparkSession`` for the Spark engine (implies ``engine="spark"``); without
             one a session is created with ``spark_master`` (default ``local[*]``).
+        branch: read this branch's snapshots, schemas and tags (``<table>/branch/branch-<name>``;
+            default ``main``). A path ending in ``/branch/branch-<name>`` opens that branch of
+            the table above it.
+        path_map: rewrites of file locations, ``{prefix: replacement}``: for a table whose
+            external data paths (``data-file.external-paths``) were copied or are mounted
+            elsewhere, e.g. ``{"oss://bucket/ext": "/mnt/ext"}``. Schemes compare case-insensitively.
 
     Raises:
         TableNotFoundError: ``path`` holds no Paimon table.
         SnapshotNotFoundError: the requested snapshot does not exist or has expired.
     """
-    file_io = get_file_io(path, storage_options)
+    file_io = TableFileIO(get_file_io(path, storage_options), storage_options, path_map)
     local = strip_file_scheme(path) if "://" not in path or path.startswith("file://") else path
     local = local.rstrip("/") or "/"
-    schemas = SchemaManager(file_io, local)
+    local, branch = _branch_of_path(file_io, local, branch)
+    schemas = SchemaManager(file_io, local, branch)
     if not schemas.list_ids():
         if not file_io.exists(local):
             raise TableNotFoundError(f"{path}: no such directory")
+        if not is_main_branch(branch):
+            known = branch_names(file_io.list_names(file_io.join(local, "branch")))
+            raise TableNotFoundError(f"{local} has no branch {branch!r} (branches: {', '.join(known) or 'none'})")
         raise TableNotFoundError(f"{path} is not a Paimon table: it has no schema/schema-N files")
-    snapshots = SnapshotManager(file_io, local)
+    snapshots = SnapshotManager(file_io, local, branch)
     snap, schema = _select(snapshots, schemas, snapshot, tag=tag, timestamp_ms=timestamp_ms)
     from .engines.base import get_engine
 
     return Table(local, file_io, snap, schema, schemas, snapshots, progress=progress,
                  engine=get_engine(engine, spark=spark, spark_master=spark_master))
+
+
+def _branch_of_path(file_io: FileIO, path: str, branch: str | None) -> tuple[str, str | None]:
+    """``(table directory, branch)``: a path ``<table>/branch/branch-<name>`` names a branch."""
+    parent, _, name = path.rpartition("/")
+    grand, _, branch_dir = parent.rpartition("/")
+    if (branch_dir == "branch" and name.startswith(BRANCH_PREFIX) and len(name) > len(BRANCH_PREFIX)
+            and file_io.exists(file_io.join(grand, "schema"))):
+        named = name[len(BRANCH_PREFIX):]
+        if branch is not None and not is_main_branch(branch) and branch != named:
+            raise TableNotFoundError(f"{path} is branch {named!r} of {grand}, not branch {branch!r}")
+        return grand, named
+    return path, branch
 
 
 __all__ = ["FILE_SOURCES", "LiveFile", "PaimonLensError", "Table", "open_table"]

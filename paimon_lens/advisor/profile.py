@@ -65,7 +65,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import CorruptFileError, PaimonLensError, UnsupportedError
-from ..io.fileio import LocalFileIO
+from ..io.fileio import local_path
 from ..pruning.truth import read_columns, to_internal
 from ..types import DataField, DataType, Timestamp
 from ..values import float32, to_json, to_python
@@ -384,7 +384,8 @@ def read_arrow_columns(table: Table, lf: LiveFile, fields: Sequence[DataField]) 
     raw: dict[int, pa.Array] = {}
     try:
         if fmt in ("parquet", "orc"):
-            source: Any = path if isinstance(table.file_io, LocalFileIO) else io.BytesIO(table.file_io.read_bytes(path))
+            local = local_path(table.file_io, path)
+            source: Any = local if local is not None else io.BytesIO(table.file_io.read_bytes(path))
             if fmt == "parquet":
                 import pyarrow.parquet as pq
 

@@ -48,7 +48,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import CorruptFileError
-from ..io.fileio import LocalFileIO
+from ..io.fileio import local_path
 from ..io.reader import ByteReader, decode_modified_utf8
 from .reader import EmptyFileIndexReader, FileIndexReader
 from .registry import UnsupportedIndexReader, create_reader
@@ -209,9 +209,10 @@ class _FileSource:
         self._io = file_io
         self._path = path
         self._first = b""
-        if size is None and isinstance(file_io, LocalFileIO):
+        local = local_path(file_io, path) if size is None else None
+        if local is not None:
             # one open for the size and the bytes the head is parsed from (read(0, ...) next)
-            with open(path, "rb") as f:
+            with open(local, "rb") as f:
                 size = os.fstat(f.fileno()).st_size
                 self._first = f.read(min(size, _FIRST_READ))
         self.size = file_io.size(path) if size is None else size

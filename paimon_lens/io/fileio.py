@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from typing import Protocol
 
 from ..errors import PaimonLensError
@@ -113,6 +114,126 @@ def get_file_io(path: str, storage_options: dict[str, object] | None = None) -> 
         if protocol != "file":
             return FsspecFileIO(protocol, storage_options)
     return LocalFileIO()
+
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):(.*)$", re.S)
+
+
+def uri_scheme(path: str) -> str | None:
+    """The lower-case scheme of a URI (``FILE:/x`` -> ``file``), None for a plain path."""
+    m = _SCHEME.match(path)
+    if m is None or (len(m.group(1)) == 1 and os.name == "nt"):  # pragma: no cover - drive letters
+        return None
+    return m.group(1).lower()
+
+
+def normalize_uri(path: str) -> str:
+    """One spelling per location: ``FILE:/x``, ``file:/x``, ``file:///x`` -> ``/x``; ``S3://b/k`` -> ``s3://b/k``.
+
+    Paimon writes external paths as Hadoop ``Path`` strings whose scheme may be upper-case
+    (``data-file.external-paths = FILE:///tmp/x`` is stored as ``FILE:/tmp/x/...``).
+    """
+    scheme = uri_scheme(path)
+    if scheme is None:
+        return path
+    rest = path[len(scheme) + 1:]
+    if scheme == "file":
+        return "/" + rest.lstrip("/")
+    return f"{scheme}:{rest}"
+
+
+class TableFileIO:
+    """The file system of one table: its own FileIO, plus the FileIO of any other scheme its external
+    paths use (created on first use with the same ``storage_options``), after the user's ``path_map``.
+
+    ``path_map`` rewrites location prefixes (``{"oss://bucket/ext": "/data/copy-of-ext"}``), for a
+    table whose external paths were copied elsewhere; keys and paths are compared normalized
+    (:func:`normalize_uri`).
+    """
+
+    def __init__(self, base: FileIO, storage_options: dict[str, object] | None = None,
+                 path_map: dict[str, str] | None = None) -> None:
+        self.base = base
+        self.storage_options = dict(storage_options or {})
+        self.path_map = {normalize_uri(k).rstrip("/"): v.rstrip("/") for k, v in (path_map or {}).items()}
+        self._others: dict[str, FileIO] = {}
+
+    def locate(self, path: str) -> str:
+        """``path`` normalized and rewritten by ``path_map`` (longest matching prefix wins)."""
+        norm = normalize_uri(path)
+        for prefix in sorted(self.path_map, key=len, reverse=True):
+            if norm == prefix or norm.startswith(prefix + "/"):
+                return normalize_uri(self.path_map[prefix] + norm[len(prefix):])
+        return norm
+
+    def _io(self, path: str) -> tuple[FileIO, str]:
+        path = self.locate(path)
+        scheme = uri_scheme(path)
+        base_scheme = getattr(self.base, "protocol", None)
+        if scheme is None or scheme == base_scheme:
+            if scheme is None and base_scheme is not None and path.startswith("/"):
+                return self._other("file"), path
+            return self.base, path
+        return self._other(scheme), path
+
+    def _other(self, scheme: str) -> FileIO:
+        io_ = self._others.get(scheme)
+        if io_ is None:
+            io_ = self._others[scheme] = LocalFileIO() if scheme == "file" else FsspecFileIO(scheme,
+                                                                                            self.storage_options)
+        return io_
+
+    def read_bytes(self, path: str) -> bytes:
+        """The whole content of ``path``."""
+        io_, p = self._io(path)
+        return io_.read_bytes(p)
+
+    def read_range(self, path: str, offset: int, length: int) -> bytes:
+        """``length`` bytes of ``path`` from ``offset``."""
+        io_, p = self._io(path)
+        return io_.read_range(p, offset, length)
+
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` exists."""
+        io_, p = self._io(path)
+        return io_.exists(p)
+
+    def list_names(self, path: str) -> list[str]:
+        """Entry names of directory ``path``."""
+        io_, p = self._io(path)
+        return io_.list_names(p)
+
+    def size(self, path: str) -> int:
+        """Size of ``path`` in bytes."""
+        io_, p = self._io(path)
+        return io_.size(p)
+
+    def join(self, *parts: str) -> str:
+        """Join path parts; a part that is itself absolute or a URI starts over (like ``os.path.join``)."""
+        start = 0
+        for i, part in enumerate(parts):
+            if i and (part.startswith("/") or uri_scheme(part) is not None):
+                start = i
+        return self.base.join(*parts[start:]) if len(parts) - start > 1 else parts[start]
+
+    @property
+    def is_local(self) -> bool:
+        """Whether the table's own file system is the local one."""
+        return isinstance(self.base, LocalFileIO)
+
+    def local_path(self, path: str) -> str | None:
+        """``path`` on the local file system, or None when it lives elsewhere."""
+        io_, p = self._io(path)
+        return p if isinstance(io_, LocalFileIO) else None
+
+
+def local_path(file_io: FileIO, path: str) -> str | None:
+    """Where ``path`` is on the local file system (None when ``file_io`` reads it from elsewhere)."""
+    if isinstance(file_io, LocalFileIO):
+        return path
+    if isinstance(file_io, TableFileIO):
+        return file_io.local_path(path)
+    return None
 
 
 def strip_file_scheme(path: str) -> str:

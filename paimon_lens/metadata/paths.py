@@ -14,6 +14,8 @@ from typing import Any
 from ..types import DataField, Timestamp, date_from_days
 
 DEFAULT_PARTITION_NAME = "__DEFAULT_PARTITION__"
+MAIN_BRANCH = "main"
+BRANCH_PREFIX = "branch-"
 _ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 32)}
 
 
@@ -73,3 +75,22 @@ def partition_path(values: Sequence[Any], fields: Sequence[DataField], options: 
 def bucket_dir(bucket: int) -> str:
     """``bucket-<n>`` (``bucket-postpone`` for the postpone bucket -2)."""
     return "bucket-postpone" if bucket == -2 else f"bucket-{bucket}"
+
+
+def is_main_branch(branch: str | None) -> bool:
+    """Whether ``branch`` names the main branch (None, empty or ``main``)."""
+    return not branch or branch == MAIN_BRANCH
+
+
+def branch_root(table_path: str, branch: str | None, join: Any) -> str:
+    """Directory holding a branch's ``snapshot/``, ``schema/`` and ``tag/``.
+
+    The main branch keeps them in the table directory; branch ``b`` in ``<table>/branch/branch-b``.
+    Data files, manifests and index files of every branch live in the table directory.
+    """
+    return table_path if is_main_branch(branch) else join(table_path, "branch", BRANCH_PREFIX + str(branch))
+
+
+def branch_names(names: Sequence[str]) -> list[str]:
+    """Branch names from the entry names of ``<table>/branch`` (``branch-<name>``)."""
+    return sorted(n[len(BRANCH_PREFIX):] for n in names if n.startswith(BRANCH_PREFIX) and len(n) > len(BRANCH_PREFIX))

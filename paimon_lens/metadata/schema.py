@@ -9,6 +9,7 @@ from typing import Any
 from ..errors import CorruptFileError, TableNotFoundError
 from ..io.fileio import FileIO
 from ..types import DataField, field_from_json
+from .paths import MAIN_BRANCH, branch_root
 
 
 @dataclass(frozen=True)
@@ -82,12 +83,13 @@ class TableSchema:
 
 
 class SchemaManager:
-    """Reads every ``schema-N`` file of a table, once."""
+    """Reads every ``schema-N`` file of one branch of a table, once."""
 
-    def __init__(self, file_io: FileIO, table_path: str) -> None:
+    def __init__(self, file_io: FileIO, table_path: str, branch: str | None = None) -> None:
         self.file_io = file_io
         self.table_path = table_path
-        self.schema_dir = file_io.join(table_path, "schema")
+        self.branch = branch or MAIN_BRANCH
+        self.schema_dir = file_io.join(branch_root(table_path, branch, file_io.join), "schema")
         self._cache: dict[int, TableSchema] = {}
 
     def list_ids(self) -> list[int]:

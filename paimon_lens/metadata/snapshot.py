@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import CorruptFileError, SnapshotNotFoundError
 from ..io.fileio import FileIO
+from .paths import MAIN_BRANCH, branch_root
 
 
 @dataclass(frozen=True)
@@ -64,13 +65,15 @@ class Snapshot:
 
 
 class SnapshotManager:
-    """Finds and reads snapshots and tags of one table."""
+    """Finds and reads snapshots and tags of one branch of a table (``main`` by default)."""
 
-    def __init__(self, file_io: FileIO, table_path: str) -> None:
+    def __init__(self, file_io: FileIO, table_path: str, branch: str | None = None) -> None:
         self.file_io = file_io
         self.table_path = table_path
-        self.snapshot_dir = file_io.join(table_path, "snapshot")
-        self.tag_dir = file_io.join(table_path, "tag")
+        self.branch = branch or MAIN_BRANCH
+        root = branch_root(table_path, branch, file_io.join)
+        self.snapshot_dir = file_io.join(root, "snapshot")
+        self.tag_dir = file_io.join(root, "tag")
         self._cache: dict[int, Snapshot] = {}
         self._ids: list[int] | None = None
 

@@ -40,11 +40,13 @@ def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from ..table import open_table
 
     return open_table(args.table, snapshot=args.snapshot, engine=getattr(args, "engine", None),
-                      spark_master=getattr(args, "spark_master", None))
+                      spark_master=getattr(args, "spark_master", None), branch=getattr(args, "branch", None))
 
 
 def _add_engine_args(p: argparse.ArgumentParser) -> None:
-    """``--engine local|process|spark`` and ``--spark-master`` (see :mod:`paimon_lens.engines`)."""
+    """``--branch``, ``--engine local|process|spark`` and ``--spark-master`` (see :mod:`paimon_lens.engines`)."""
+    p.add_argument("--branch", default=None,
+                   help="read this branch's snapshots, schemas and tags (default main; see the table's branch/ dir)")
     p.add_argument("--engine", choices=("local", "process", "spark"), default="local",
                    help="where per-file work runs: in process (default), a process pool, or Spark")
     p.add_argument("--spark-master", default=None, help="Spark master URL with --engine spark (default local[*])")
@@ -57,8 +59,8 @@ def cmd_files(args: argparse.Namespace, out: Any) -> int:
     table = _open(args)
     records = [file_record(table, lf, as_json=True) for lf in table.live_files()]
     if args.format == "json":
-        doc = {"table": table.path, "snapshot_id": table.snapshot_id, "schema_id": table.schema.id,
-               "files": records}
+        doc = {"table": table.path, "branch": table.branch, "snapshot_id": table.snapshot_id,
+               "schema_id": table.schema.id, "files": records}
         json.dump(doc, out, ensure_ascii=False, allow_nan=False)
         out.write("\n")
         return 0
@@ -175,8 +177,8 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
         reports.append(report)
         docs.append(report.to_dict(positions=args.positions))
     if args.format == "json":
-        doc = docs[0] if args.where is not None else {"table": table.path, "snapshot_id": table.snapshot_id,
-                                                      "predicates": docs}
+        doc = docs[0] if args.where is not None else {"table": table.path, "branch": table.branch,
+                                                      "snapshot_id": table.snapshot_id, "predicates": docs}
         json.dump(doc, out, ensure_ascii=False, default=str)
         out.write("\n")
         return 0
@@ -288,7 +290,7 @@ def cmd_report(args: argparse.Namespace, out: Any) -> int:
     path = report.save(args.output)
     problems = [f"{s.title}: {e}" for s in report.sections for e in s.errors]
     if args.format == "json":
-        json.dump({"output": str(path), "table": table.path, "snapshot_id": table.snapshot_id,
+        json.dump({"output": str(path), "table": table.path, "branch": table.branch, "snapshot_id": table.snapshot_id,
                    "sections": [s.key for s in report.sections], "problems": problems,
                    "bytes": path.stat().st_size}, out, ensure_ascii=False)
         out.write("\n")

@@ -123,7 +123,8 @@ def indexes_json(table: Table, infos: Sequence[IndexInfo]) -> dict[str, Any]:
         entry.update({k: _json_safe(v) for k, v in summary_values(info, as_json=True).items()})
         entry["bytes"] = info.bytes
         rec["columns"].setdefault(info.column, {})[info.index_type] = entry
-    return {"table": table.path, "snapshot_id": table.snapshot_id, "files": list(files.values())}
+    return {"table": table.path, "branch": table.branch, "snapshot_id": table.snapshot_id,
+            "files": list(files.values())}
 
 
 def bitmap_values_frame(table: Table, infos: Sequence[IndexInfo], column: str) -> pd.DataFrame:

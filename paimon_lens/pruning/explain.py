@@ -68,6 +68,8 @@ class FileVerdict:
     matching_positions: BitMap | None = None
     matching_live_positions: BitMap | None = None
     flags: tuple[str, ...] = ()
+    error: str | None = None
+    """What could not be read for this file (its index, deletion vector or data), None if all was."""
 
     @property
     def index_result(self) -> str:
@@ -131,6 +133,7 @@ class ExplainReport:
             "rows_after_dv": sum(f.rows_after_dv for f in read),
             "skipped_by": {s: sum(1 for f in self.files if f.stage == s) for s in STAGES},
             "funnel": self.funnel(),
+            "files_with_errors": sum(1 for f in self.files if f.error),
         }
         if self.truth:
             out["matching_files"] = sum(1 for f in self.files if f.matching_rows)
@@ -153,7 +156,7 @@ class ExplainReport:
             "index_positions": (list(f.index_positions) if positions and f.index_positions is not None else None),
             "planned": f.planned, "read": f.read, "deleted_rows": f.deleted_rows,
             "rows_after_dv": f.rows_after_dv, "stage": f.stage or None, "reason": f.reason,
-            "flags": list(f.flags),
+            "flags": list(f.flags), "error": f.error,
         }
         if self.truth:
             rec["matching_positions"] = None if f.matching_positions is None else list(f.matching_positions)
@@ -166,7 +169,7 @@ class ExplainReport:
         """JSON-ready dict: ``{"where", "predicate", "snapshot_id", "files": [...], "summary": {...}}``."""
         return {
             "where": self.where, "predicate": str(self.predicate), "table": self.table.path,
-            "snapshot_id": self.table.snapshot_id, "notes": list(self.notes),
+            "branch": self.table.branch, "snapshot_id": self.table.snapshot_id, "notes": list(self.notes),
             "files": [self.file_record(f, positions) for f in self.files],
             "summary": self.summary(),
         }
@@ -186,7 +189,7 @@ class ExplainReport:
                 "index_rows": None if f.index_positions is None else len(f.index_positions),
                 "planned": f.planned, "read": f.read, "deleted_rows": f.deleted_rows,
                 "rows_after_dv": f.rows_after_dv, "matching_rows": f.matching_rows, "stage": f.stage,
-                "reason": f.reason, "flags": ", ".join(f.flags),
+                "reason": f.reason, "flags": ", ".join(f.flags), "error": f.error,
             })
         return LensFrame(rows, columns=list(EXPLAIN_COLUMNS))
 
@@ -211,6 +214,7 @@ EXPLAIN_COLUMNS = {
     "read": "opened by the reader", "deleted_rows": "rows marked deleted by a deletion vector",
     "rows_after_dv": "rows handed to the row filter", "matching_rows": "rows that truly match (truth)",
     "stage": "stage that removed the file", "reason": "why", "flags": "findings (false positives, bugs)",
+    "error": "what could not be read for the file (index, deletion vector, data): the answer is partial",
 }
 
 
@@ -230,6 +234,13 @@ def deletion_vector_bitmaps(table: Table) -> dict[str, BitMap]:
         if dv.positions is not None and dv.kind == "32":
             out[dv.data_file] = BitMap(dv.positions)
     return out
+
+
+def deletion_vector_errors(table: Table) -> dict[str, str]:
+    """Why the deletion vector of a data file could not be read, per data file name."""
+    if not table.index_entries():
+        return {}
+    return {dv.data_file: dv.error for dv in table.deletion_vector_infos() if dv.error}
 
 
 def _read_stage(d: PlanDecision, lf: LiveFile, result: FileIndexResult | None,
@@ -280,6 +291,7 @@ def _verdicts(table: Table, predicate: Predicate, text: str, decisions: dict[str
         from .truth import matching_positions
 
     dvs = deletion_vector_bitmaps(table)
+    dv_errors = deletion_vector_errors(table)
     verdicts: list[FileVerdict] = []
     notes: list[str] = []
     for lf in table.live_files():
@@ -291,6 +303,14 @@ def _verdicts(table: Table, predicate: Predicate, text: str, decisions: dict[str
         if d.planned:
             read, rows, stage, reason = _read_stage(d, lf, d.index if index_enabled else None, dv)
         flags: list[str] = []
+        errors: list[str] = []
+        state = getattr(d.index_state, "computed", None)  # errors of answers already computed only
+        if state is not None and state[1] is not None:
+            errors.append(f"index could not be read ({state[1]}): counted as REMAIN, it cannot rule the file out")
+        dv_error = dv_errors.get(f.file_name)
+        if dv_error is not None and read:
+            errors.append(f"deletion vector could not be read ({dv_error}): its deleted rows are not subtracted")
+        notes.extend(f"{f.file_name}: {e}" for e in errors)
         match = live = None
         if truth:
             try:
@@ -298,6 +318,7 @@ def _verdicts(table: Table, predicate: Predicate, text: str, decisions: dict[str
                 live = match - dv if dv is not None else None
             except PaimonLensError as e:
                 notes.append(f"{f.file_name}: ground truth unavailable: {e}")
+                errors.append(f"data file could not be read for the ground truth ({e})")
             matched = len(live if live is not None else match) if match is not None else 0
             if matched and not read:
                 flags.append(f"PAIMON SKIPPED A FILE WITH {matched} MATCHING ROWS at stage {stage!r}")
@@ -315,7 +336,7 @@ def _verdicts(table: Table, predicate: Predicate, text: str, decisions: dict[str
             stats_used=d.stats_used, decision=d, planned=d.planned, read=read,
             deleted_rows=len(dv) if dv is not None else 0, rows_after_dv=rows,
             stage=stage, reason=reason, matching_positions=match, matching_live_positions=live,
-            flags=tuple(flags),
+            flags=tuple(flags), error="; ".join(errors) or None,
         )
         verdicts.append(verdict)
     return ExplainReport(table, text, predicate, verdicts, truth, notes)

@@ -51,9 +51,9 @@ from ..pruning.bucket import bucket_of
 from ..pruning.truth import to_internal
 from ..types import DataField
 from .avro import MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA, MANIFEST_VERSION
-from .meta_file import meta_file_bytes
 from .data_file import FileSpec, write_data_file
 from .file_index import in_manifest_threshold, parse_index_options, validate_index_specs
+from .meta_file import meta_file_bytes
 from .schema import arrow_type, fields_from_arrow, paimon_json, schema_json
 from .stats import column_modes
 
