@@ -41,7 +41,10 @@ INTEGRAL = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT"})
 STRINGS = frozenset({"CHAR", "VARCHAR"})
 BINARIES = frozenset({"BINARY", "VARBINARY"})
 TIMESTAMPS = frozenset({"TIMESTAMP", "TIMESTAMP_LTZ"})
-NESTED = frozenset({"ARRAY", "MULTISET", "MAP", "ROW", "VARIANT", "BLOB"})
+NESTED = frozenset({"ARRAY", "MULTISET", "MAP", "ROW", "VARIANT", "BLOB", "UNKNOWN"})
+UNKNOWN = "UNKNOWN"
+"""Root of a type paimon-lens does not model (``VECTOR<...>`` and whatever comes next): kept with its
+raw text, treated like a nested type (no stats, no index, only IS [NOT] NULL in predicates)."""
 
 
 class TypeParseError(PaimonLensError):
@@ -75,6 +78,7 @@ class DataType:
     key: DataType | None = None  # MAP
     value: DataType | None = None  # MAP
     fields: tuple[DataField, ...] = field(default=())  # ROW
+    raw: str | None = None  # UNKNOWN: the type as the schema file spells it
 
     # ---- classification -------------------------------------------------------------------
     @property
@@ -105,7 +109,7 @@ class DataType:
     def copy(self, nullable: bool) -> DataType:
         """The same type with another nullability."""
         return DataType(self.root, nullable, self.length, self.precision, self.scale,
-                        self.element, self.key, self.value, self.fields)
+                        self.element, self.key, self.value, self.fields, self.raw)
 
     # ---- printing (Paimon's own spelling) -------------------------------------------------
     def __str__(self) -> str:
@@ -130,6 +134,8 @@ class DataType:
             s = f"MAP<{self.key}, {self.value}>"
         elif r == "ROW":
             s = "ROW<" + ", ".join(f"{f.name} {f.type}" for f in self.fields) + ">"
+        elif r == UNKNOWN and self.raw is not None:
+            s = self.raw
         else:
             s = r
         return s if self.nullable else s + " NOT NULL"
@@ -324,10 +330,26 @@ def parse_row_type(text: str) -> list[DataField]:
     return fields
 
 
+def _unknown_type(text: str) -> DataType:
+    """A type paimon-lens does not model, kept by its raw text."""
+    raw = text.strip()
+    nullable = not raw.upper().endswith(" NOT NULL")
+    return DataType(UNKNOWN, nullable, raw=raw if nullable else raw[: -len(" NOT NULL")].rstrip())
+
+
 def type_from_json(obj: Any) -> DataType:
-    """Decode a type as Paimon writes it in schema JSON (a string or a nested object)."""
+    """Decode a type as Paimon writes it in schema JSON (a string or a nested object).
+
+    A type name paimon-lens does not know (``VECTOR<FLOAT, 3>``, a future type) becomes an
+    :data:`UNKNOWN` type that keeps its text, so the rest of the table still opens.
+    """
     if isinstance(obj, str):
-        return parse_type(obj)
+        try:
+            return parse_type(obj)
+        except TypeParseError as e:
+            if "unknown type" not in str(e):
+                raise
+            return _unknown_type(obj)
     if not isinstance(obj, dict) or "type" not in obj:
         raise TypeParseError(f"not a Paimon type: {obj!r}")
     kind = str(obj["type"]).upper()
@@ -340,7 +362,14 @@ def type_from_json(obj: Any) -> DataType:
         return DataType("MAP", nullable, key=type_from_json(obj["key"]), value=type_from_json(obj["value"]))
     if kind == "ROW":
         return DataType("ROW", nullable, fields=tuple(field_from_json(f) for f in obj.get("fields", [])))
-    return parse_type(str(obj["type"]))
+    try:
+        return parse_type(str(obj["type"]))
+    except TypeParseError as e:
+        if "unknown type" not in str(e):
+            raise
+        import json
+
+        return _unknown_type(str(obj["type"]) if len(obj) == 1 else json.dumps(obj, sort_keys=True))
 
 
 def field_from_json(obj: dict[str, Any]) -> DataField:

@@ -14,9 +14,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
-from ..errors import CorruptFileError
-from ..types import DataField
+from ..errors import CorruptFileError, PaimonLensError
+from ..types import DataField, parse_type
 from .binary_row import BinaryRowReader, FieldDecoder, decode_binary_row, field_decoder
+from .casts import Cast, stats_cast
 from .manifest import DataFileMeta, SimpleStatsBytes
 from .schema import TableSchema
 
@@ -30,12 +31,20 @@ class ColumnStats:
     null_count: int | None
 
 
+#: Paimon's system fields (``SpecialFields``) that row-tracking files store, and keep stats for:
+#: compaction rewrites ``_ROW_ID`` and ``_SEQUENCE_NUMBER`` into the file (in ``_WRITE_COLS``).
+SYSTEM_FIELDS = {
+    "_ROW_ID": DataField(2**31 - 1 - 5, "_ROW_ID", parse_type("BIGINT")),
+    "_SEQUENCE_NUMBER": DataField(2**31 - 1 - 1, "_SEQUENCE_NUMBER", parse_type("BIGINT")),
+}
+
+
 def stats_fields(meta: DataFileMeta, file_schema: TableSchema) -> list[DataField]:
     """The fields whose stats ``meta``'s value stats hold, in stored order."""
     names = meta.value_stats_cols if meta.value_stats_cols is not None else meta.write_cols
     if names is None:
         return list(file_schema.fields)
-    by_name = {f.name: f for f in file_schema.fields}
+    by_name = {**SYSTEM_FIELDS, **{f.name: f for f in file_schema.fields}}
     out = []
     for n in names:
         if n not in by_name:
@@ -95,7 +104,7 @@ class StatsLayout:
         in_file: per target field, whether the file's schema has the field (by id).
     """
 
-    __slots__ = ("decoders", "error", "field_labels", "in_file", "slots", "stored")
+    __slots__ = ("casts", "decoders", "error", "field_labels", "in_file", "slots", "stored", "type_changes")
 
     def __init__(self, meta: DataFileMeta, file_schema: TableSchema, target_fields: Sequence[DataField]) -> None:
         self.error: str | None = None
@@ -109,6 +118,18 @@ class StatsLayout:
         self.in_file: list[bool] = [t.id in file_ids for t in target_fields]
         self.decoders: list[FieldDecoder] = [field_decoder(f.type) for f in self.stored]
         self.field_labels: list[str] = [f"BinaryRow.{f.name or i}" for i, f in enumerate(self.stored)]
+        # a column whose type changed since the file was written: min/max cast to the current type
+        # when they stay bounds, else unknown (and the planner does not test them either)
+        self.casts: list[Cast | None] = [None] * len(target_fields)
+        self.type_changes: dict[int, str] = {}
+        for i, (t, slot) in enumerate(zip(target_fields, self.slots)):
+            if slot is None:
+                continue
+            old = self.stored[slot].type
+            keep, cast = stats_cast(old, t.type)
+            if not keep:
+                self.type_changes[i] = f"{t.name}: {old} in the file, {t.type} now"
+            self.casts[i] = cast
 
     @staticmethod
     def key(meta: DataFileMeta) -> tuple[Any, ...]:
@@ -165,11 +186,22 @@ class FileStats(Sequence[ColumnStats]):
         assert rows is not None
         counts = self._meta.value_stats.null_counts
         nc = counts[pos] if counts is not None and pos < len(counts) else None
+        if i in layout.type_changes:  # min/max are not bounds in the current type: null counts only
+            stats = _new(ColumnStats)
+            stats.__dict__.update(min=None, max=None, null_count=nc)
+            return stats
         decode, label = layout.decoders[pos], layout.field_labels[pos]
         try:
             mn, mx = rows[0].get_with(pos, decode, label), rows[1].get_with(pos, decode, label)
+            cast = layout.casts[i]
+            if cast is not None:
+                mn = None if mn is None else cast(mn)
+                mx = None if mx is None else cast(mx)
         except CorruptFileError as e:
             self.error = str(e)
+            return _UNKNOWN
+        except PaimonLensError as e:  # a value that does not cast (CastError)
+            self.error = f"{self._where}: {layout.field_labels[pos]}: {e}"
             return _UNKNOWN
         # ColumnStats(mn, mx, nc), filling the frozen instance directly (it has no __post_init__)
         stats = _new(ColumnStats)

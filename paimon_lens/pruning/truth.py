@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pyroaring import BitMap
 
 from ..errors import CorruptFileError, UnsupportedError
+from ..metadata.casts import CastError, cast_function
 from ..predicate.model import Predicate, leaves
 from ..types import EPOCH_DATE, DataType, Timestamp
 from ..values import float32
@@ -34,11 +35,11 @@ def to_internal(value: Any, dtype: DataType) -> Any:
     if r == "DATE":
         return (value - EPOCH_DATE).days if isinstance(value, _dt.date) else int(value)
     if dtype.is_timestamp:
+        if hasattr(value, "nanosecond") and hasattr(value, "value"):  # pandas Timestamp: keeps nanoseconds
+            ns = int(value.value)  # epoch nanoseconds (UTC for an aware one)
+            return Timestamp(ns // 1_000_000, ns % 1_000_000)
         if isinstance(value, _dt.datetime):
             return Timestamp.from_datetime(value)
-        if hasattr(value, "value"):  # pandas Timestamp with nanoseconds
-            ns = int(value.value)
-            return Timestamp(ns // 1_000_000, ns % 1_000_000)
         return Timestamp.from_millis(int(value))
     if r == "TIME":
         if isinstance(value, _dt.time):
@@ -82,9 +83,19 @@ def read_columns(table: Table, lf: LiveFile, field_ids: Sequence[int]) -> dict[i
             raise UnsupportedError(f"{path}: cannot read data files of format {fmt!r}")
     except (OSError, ValueError, KeyError) as e:
         raise CorruptFileError(path, None, "data file", detail=f"{type(e).__name__}: {e}") from None
+    current = {f.id: f for f in table.schema.fields}
     out: dict[int, list[Any]] = {}
     for fid, f in wanted.items():
-        out[fid] = [to_internal(v, f.type) for v in raw[f.name]]
+        values = [to_internal(v, f.type) for v in raw[f.name]]
+        target = current.get(fid)
+        cast = None if target is None else cast_function(f.type, target.type)
+        if cast is not None:  # written before a type-changing ALTER TABLE: read as Paimon casts it
+            try:
+                values = [None if v is None else cast(v) for v in values]
+            except CastError as e:
+                raise CorruptFileError(path, None, f"column {f.name} ({f.type} -> {current[fid].type})",
+                                       detail=str(e)) from None
+        out[fid] = values
     return out
 
 
