@@ -52,6 +52,7 @@ from ..formats.file_index import FileIndexFormatReader
 from ..formats.file_index_predicate import FileIndexPredicate
 from ..formats.result import FileIndexResult
 from ..metadata.gc_pause import gc_paused
+from ..metadata.row_ranges import data_evolution_enabled, group_stats, row_range_groups
 from ..metadata.stats import ColumnStats, decode_stats, evolve_stats
 from ..predicate.model import LeafPredicate, Predicate, and_
 from ..types import DataField
@@ -116,6 +117,8 @@ class PlanDecision:
     key_keep: bool | None = None
     index_location: str = "none"
     whole_bucket_keep: bool | None = None
+    row_group: tuple[int, int, int] | None = None
+    """Data-evolution tables: ``(first row id, last row id, files)`` of the file's row-range group."""
     index_state: Callable[[], tuple[str, str | None, FileIndexResult | None]] | None = field(
         default=None, compare=False, repr=False)
 
@@ -499,6 +502,42 @@ def _whole_bucket(planner: _Planner, evals: list[_FileEval]) -> None:
                              "so the whole bucket is skipped")
 
 
+def _row_range_groups(planner: _Planner, evals: list[_FileEval]) -> None:
+    """Data-evolution tables: the value filter decides row-range groups, on merged stats, without indexes.
+
+    ``DataEvolutionFileStoreScan.postFilterManifestEntries``: each group of files holding columns
+    of the same rows (:mod:`paimon_lens.metadata.row_ranges`) is kept or dropped whole by the data
+    filter tested on the group's merged stats; file indexes are not used by this scan.
+    """
+    by_file = {id(ev.lf): ev for ev in evals}
+    sf = planner._filters(planner.schema.id)
+    test = sf.safe_test
+    for group in row_range_groups([ev.lf for ev in evals]):
+        members = [by_file[id(lf)] for lf in group.files]
+        rows = (f"row ids [{group.first_row_id}, {group.last_row_id}]" if group.first_row_id is not None
+                else "a file without row ids")
+        keep, why = True, ""
+        if planner.data_filter is not None and test is not None and sf.safe is not None:
+            stats = group_stats(planner.table, group)
+            memo: dict[int, bool] = {}
+            keep = test(group.row_count, stats, memo)
+            if not keep:
+                why = stats_reason(sf.safe, group.row_count, stats, planner.fields, memo) or ""
+        for ev in members:
+            ev.decision["row_group"] = (group.first_row_id, group.last_row_id, len(group.files)) \
+                if group.first_row_id is not None else None
+            ev.index_remain, ev.index_consulted = None, False
+            ev.value_test = keep
+            ev.value_stage = "" if keep else "stats"
+            what = f"{rows}, merged from {len(group.files)} files" if group.merged else rows
+            ev.value_reason = "" if keep else f"stats of the row-range group ({what}): {why}"
+            ev.decision["index_used_at_planning"] = False
+            if ev.stage in ("partition", "bucket", "level"):
+                continue
+            ev.stage, ev.reason = ("", "") if keep else ("stats", ev.value_reason)
+            ev.survives_scan = keep
+
+
 def _kept_reason(ev: _FileEval) -> str:
     d = ev.decision
     notes = []
@@ -512,6 +551,10 @@ def _kept_reason(ev: _FileEval) -> str:
         notes.append("its embedded index (SKIP) is not used at planning; the reader skips the file")
     if ev.lf.stats_error:
         notes.append(f"its stats could not be decoded ({ev.lf.stats_error})")
+    group = d.get("row_group")
+    if group is not None and group[2] > 1:
+        notes.append(f"read together with the other files of row ids [{group[0]}, {group[1]}] "
+                     f"({group[2]} files merged column by column)")
     return "; ".join(["planned", *notes])
 
 
@@ -555,6 +598,8 @@ def plan(table: Table, predicate: Predicate | None, *, index_enabled: bool = Tru
     with gc_paused():
         planner = _Planner(table, predicate, index_enabled, paimon_09_bitmap_or)
         evals = [planner.evaluate(lf) for lf in files]
+        if data_evolution_enabled(table):
+            _row_range_groups(planner, evals)
         _whole_bucket(planner, evals)
         out = []
         for ev in evals:

@@ -18,6 +18,7 @@ from pyroaring import BitMap
 
 from ..errors import CorruptFileError, UnsupportedError
 from ..metadata.casts import CastError, cast_function
+from ..metadata.row_ranges import RowRangeGroup, row_range, written_field_ids
 from ..predicate.model import Predicate, leaves
 from ..types import EPOCH_DATE, DataType, Timestamp
 from ..values import float32
@@ -110,5 +111,36 @@ def matching_positions(table: Table, lf: LiveFile, predicate: Predicate) -> BitM
         if len(values) != n:
             raise CorruptFileError(table.file_io.join(table.path, lf.path), None, f"column {fields[idx].name}",
                                    f"{n} rows (manifest row count)", f"{len(values)} rows")
+    mask = evaluate_rows(predicate, columns, n)
+    return BitMap(mask.nonzero()[0].tolist())
+
+
+def group_matching_positions(table: Table, group: RowRangeGroup, predicate: Predicate) -> BitMap:
+    """Positions (within the group's rows) of the rows of a data-evolution row-range group that
+    satisfy ``predicate``: each column read from the newest data file that writes it, as Paimon's
+    ``DataEvolutionSplitRead`` merges them."""
+    fields = table.schema.fields
+    data = group.data_files
+    anchor = table.file_io.join(table.path, group.anchor.path)
+    ranges = {row_range(lf) for lf in data}
+    if len(ranges) > 1:
+        raise CorruptFileError(anchor, None, "row-range group", "data files covering the same row ids",
+                               sorted(r for r in ranges if r is not None))
+    n = group.row_count
+    leaf_ids = {leaf.index: fields[leaf.index].id for leaf in leaves(predicate)}
+    columns: dict[int, Sequence[Any]] = {}
+    for idx, fid in leaf_ids.items():
+        source = next((lf for lf in data if fid in written_field_ids(table, lf)), None)
+        if source is None:
+            if any(fid in written_field_ids(table, lf) for lf in group.files):
+                raise UnsupportedError(f"{anchor}: column {fields[idx].name} lives in .blob files, "
+                                       "which paimon-lens does not read")
+            columns[idx] = [None] * n  # no file of the group writes it: null
+            continue
+        values = read_columns(table, source, [fid]).get(fid, [None] * source.entry.file.row_count)
+        if len(values) != n:
+            raise CorruptFileError(table.file_io.join(table.path, source.path), None, f"column {fields[idx].name}",
+                                   f"{n} rows (the group's row count)", f"{len(values)} rows")
+        columns[idx] = values
     mask = evaluate_rows(predicate, columns, n)
     return BitMap(mask.nonzero()[0].tolist())
