@@ -173,6 +173,18 @@ class Table:
 
         return render_table(self)
 
+    def on_branch(self, branch: str, snapshot: int | str | _dt.datetime | None = None) -> Table:
+        """The same table read on another branch (its latest snapshot by default); shares this object's
+        caches of manifests, which every branch keeps in the table directory."""
+        schemas = SchemaManager(self.file_io, self.path, branch)
+        if not schemas.list_ids():
+            raise TableNotFoundError(f"{self.path} has no branch {branch!r} "
+                                     f"(branches: {', '.join(self.branches()) or 'none'})")
+        snapshots = SnapshotManager(self.file_io, self.path, branch)
+        snap, schema = _select(snapshots, schemas, snapshot)
+        return Table(self.path, self.file_io, snap, schema, schemas, snapshots, self._cache, self.progress,
+                     self.engine)
+
     def at(self, snapshot: int | str | _dt.datetime | None = None, **kwargs: Any) -> Table:
         """The same table at another snapshot, sharing this object's manifest cache."""
         snap, schema = _select(self.snapshot_manager, self.schema_manager, snapshot, **kwargs)
@@ -410,20 +422,26 @@ class Table:
 
     def explain(self, where: str, *, truth: bool = False, index_enabled: bool = True) -> Any:
         """Which files ``where`` makes Paimon read and why; see :func:`paimon_lens.pruning.explain.explain`."""
+        from .pruning.fallback import with_fallback
+
         if self.engine.distributed:
             from .distributed import explain as explain_on
 
-            return explain_on(self.engine, self, where, truth=truth, index_enabled=index_enabled)
-        from .pruning.explain import explain
+            report = explain_on(self.engine, self, where, truth=truth, index_enabled=index_enabled)
+        else:
+            from .pruning.explain import explain
 
-        return explain(self, where, truth=truth, index_enabled=index_enabled)
+            report = explain(self, where, truth=truth, index_enabled=index_enabled)
+        return with_fallback(self, report, truth=truth, index_enabled=index_enabled)
 
     def explain_many(self, wheres: Sequence[Any], *, truth: bool = False, index_enabled: bool = True) -> list[Any]:
         """:meth:`explain` of each predicate (one distributed run on a distributed engine)."""
         if self.engine.distributed:
             from .distributed import explain_many
+            from .pruning.fallback import with_fallback
 
-            return list(explain_many(self.engine, self, wheres, truth=truth, index_enabled=index_enabled))
+            return [with_fallback(self, r, truth=truth, index_enabled=index_enabled)
+                    for r in explain_many(self.engine, self, wheres, truth=truth, index_enabled=index_enabled)]
         return [self.explain(w, truth=truth, index_enabled=index_enabled) for w in wheres]
 
     def deletion_vector_infos(self) -> list[Any]:

@@ -71,6 +71,8 @@ class FileVerdict:
     flags: tuple[str, ...] = ()
     error: str | None = None
     """What could not be read for this file (its index, deletion vector or data), None if all was."""
+    branch: str | None = None
+    """The branch the file belongs to when it is not the table's own (``scan.fallback-branch``)."""
 
     @property
     def index_result(self) -> str:
@@ -157,7 +159,7 @@ class ExplainReport:
             "index_positions": (list(f.index_positions) if positions and f.index_positions is not None else None),
             "planned": f.planned, "read": f.read, "deleted_rows": f.deleted_rows,
             "rows_after_dv": f.rows_after_dv, "stage": f.stage or None, "reason": f.reason,
-            "flags": list(f.flags), "error": f.error,
+            "flags": list(f.flags), "error": f.error, "branch": f.branch,
         }
         if self.truth:
             rec["matching_positions"] = None if f.matching_positions is None else list(f.matching_positions)
@@ -190,7 +192,7 @@ class ExplainReport:
                 "index_rows": None if f.index_positions is None else len(f.index_positions),
                 "planned": f.planned, "read": f.read, "deleted_rows": f.deleted_rows,
                 "rows_after_dv": f.rows_after_dv, "matching_rows": f.matching_rows, "stage": f.stage,
-                "reason": f.reason, "flags": ", ".join(f.flags), "error": f.error,
+                "reason": f.reason, "flags": ", ".join(f.flags), "error": f.error, "branch": f.branch,
             })
         return LensFrame(rows, columns=list(EXPLAIN_COLUMNS))
 
@@ -216,6 +218,7 @@ EXPLAIN_COLUMNS = {
     "rows_after_dv": "rows handed to the row filter", "matching_rows": "rows that truly match (truth)",
     "stage": "stage that removed the file", "reason": "why", "flags": "findings (false positives, bugs)",
     "error": "what could not be read for the file (index, deletion vector, data): the answer is partial",
+    "branch": "the fallback branch a file comes from (scan.fallback-branch); empty for the table's own",
 }
 
 
