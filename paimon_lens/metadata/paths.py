@@ -59,6 +59,17 @@ def partition_value_string(value: Any, field: DataField, legacy: bool = True) ->
     return str(value)
 
 
+_JAVA_WHITESPACE = frozenset("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \u1680\u2028\u2029\u205f\u3000"
+                              + "".join(chr(c) for c in range(0x2000, 0x200B) if c != 0x2007))
+
+
+def is_java_whitespace(text: str) -> bool:
+    """``StringUtils.isNullOrWhitespaceOnly``: empty or only ``Character.isWhitespace`` characters
+    (Unicode space separators except the no-break spaces U+00A0, U+2007, U+202F, and the controls
+    tab, line feed, U+000B, form feed, carriage return, U+001C-U+001F)."""
+    return all(c in _JAVA_WHITESPACE for c in text)
+
+
 def partition_path(values: Sequence[Any], fields: Sequence[DataField], options: dict[str, str]) -> str:
     """``k1=v1/k2=v2`` for a partition (empty string for unpartitioned tables)."""
     legacy = options.get("partition.legacy-name", "true").lower() != "false"
@@ -66,7 +77,7 @@ def partition_path(values: Sequence[Any], fields: Sequence[DataField], options: 
     parts = []
     for v, f in zip(values, fields):
         s = partition_value_string(v, f, legacy)
-        if s is None or s == "":
+        if s is None or is_java_whitespace(s):  # InternalRowPartitionComputer: null or blank
             s = default
         parts.append(f"{escape_path_name(f.name)}={escape_path_name(s)}")
     return "/".join(parts)

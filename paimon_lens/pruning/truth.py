@@ -59,7 +59,8 @@ def read_columns(table: Table, lf: LiveFile, field_ids: Sequence[int]) -> dict[i
     """Values of the given table fields (by field id) in one data file, in physical row order."""
     file_schema = table.schema_manager.schema(lf.entry.file.schema_id)
     by_id = {f.id: f for f in file_schema.fields}
-    wanted = {fid: by_id[fid] for fid in field_ids if fid in by_id}
+    written = written_field_ids(table, lf)  # _WRITE_COLS: a data-evolution file stores only these
+    wanted = {fid: by_id[fid] for fid in field_ids if fid in by_id and fid in written}
     path = table.file_io.join(table.path, lf.path)
     names = [f.name for f in wanted.values()]
     fmt = lf.path.rsplit(".", 1)[-1].lower()

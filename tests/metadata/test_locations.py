@@ -244,3 +244,17 @@ def test_cli_branch(branched_events: Path) -> None:
                           "--branch", "dev", "--where", "country = 'DE'", "--format", "json"],
                          capture_output=True, text=True, check=True)
     assert json.loads(run.stdout)["branch"] == "dev"
+
+
+def test_blank_partition_values_use_the_default_partition_name() -> None:
+    """``InternalRowPartitionComputer``: a null, empty or whitespace-only value goes to
+    ``partition.default-name`` (Java ``Character.isWhitespace``: not the no-break spaces)."""
+    from paimon_lens.metadata.paths import partition_path
+    from paimon_lens.types import DataField, parse_type
+
+    f = [DataField(0, "p", parse_type("STRING"))]
+    for blank in ("", " ", "\t \n", "\u3000"):
+        assert partition_path([blank], f, {}) == "p=__DEFAULT_PARTITION__"
+    assert partition_path([None], f, {"partition.default-name": "none"}) == "p=none"
+    assert partition_path(["\u00a0"], f, {}) == "p=\u00a0"
+    assert partition_path(["a b"], f, {}) == "p=a b"
