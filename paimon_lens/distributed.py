@@ -62,12 +62,13 @@ class TableContext:
     schema: TableSchema
     schemas: SchemaManager
     snapshots: SnapshotManager
+    paimon_version: str | None = None
 
     @classmethod
     def of(cls, table: Table) -> TableContext:
         """The context of ``table`` (its schema manager's cache travels with it)."""
         return cls(table.path, table.file_io, table.snapshot, table.schema, table.schema_manager,
-                   table.snapshot_manager)
+                   table.snapshot_manager, table.paimon_version)
 
     def slice(self, entries: Sequence[ManifestEntry], index_entries: Sequence[IndexFileMeta] = ()) -> TableSlice:
         """The table restricted to ``entries`` (live ADD entries) and ``index_entries``."""
@@ -80,7 +81,7 @@ class TableSlice(Table):
     def __init__(self, ctx: TableContext, entries: Sequence[ManifestEntry],
                  index_entries: Sequence[IndexFileMeta]) -> None:
         super().__init__(ctx.path, ctx.file_io, ctx.snapshot, ctx.schema, ctx.schemas, ctx.snapshots,
-                         progress=False)
+                         progress=False, paimon_version=ctx.paimon_version)
         self._live = list(entries)
         self._slice_index_entries = list(index_entries)
 

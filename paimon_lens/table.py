@@ -114,7 +114,8 @@ class Table:
 
     def __init__(self, path: str, file_io: FileIO, snapshot: Snapshot | None, schema: TableSchema,
                  schemas: SchemaManager, snapshots: SnapshotManager, cache: _Cache | None = None,
-                 progress: bool | None = None, engine: Engine | None = None) -> None:
+                 progress: bool | None = None, engine: Engine | None = None,
+                 paimon_version: str | None = None) -> None:
         self.path = path
         self.file_io = file_io
         self.snapshot = snapshot
@@ -129,6 +130,10 @@ class Table:
             engine = LOCAL
         self.engine: Engine = engine
         """Where per-file work runs (see :mod:`paimon_lens.engines`)."""
+        from .pruning.versions import normalize_version
+
+        self.paimon_version: str = normalize_version(paimon_version)
+        """The Paimon release whose rules ``explain`` applies (see :mod:`paimon_lens.pruning.versions`)."""
         self._live: list[ManifestEntry] | None = None
         self._files: list[LiveFile] | None = None
         self._indexes: list[Any] | None = None
@@ -150,6 +155,13 @@ class Table:
         return branch_names(self.file_io.list_names(self.file_io.join(self.path, "branch")))
 
     @property
+    def rules(self) -> Any:
+        """The :class:`~paimon_lens.pruning.versions.PaimonRules` of :attr:`paimon_version`."""
+        from .pruning.versions import rules_for
+
+        return rules_for(self.paimon_version)
+
+    @property
     def snapshot_id(self) -> int | None:
         """Id of the selected snapshot (None for a table with no commits)."""
         return None if self.snapshot is None else self.snapshot.id
@@ -166,7 +178,8 @@ class Table:
 
     def __repr__(self) -> str:
         branch = "" if is_main_branch(self.branch) else f" branch={self.branch!r}"
-        return f"<paimon_lens.Table {self.path!r}{branch} snapshot={self.snapshot_id} schema={self.schema.id}>"
+        return (f"<paimon_lens.Table {self.path!r}{branch} snapshot={self.snapshot_id} schema={self.schema.id} "
+                f"paimon_version={self.paimon_version}>")
 
     def _repr_html_(self) -> str:
         from .presentation.html import render_table
@@ -183,13 +196,13 @@ class Table:
         snapshots = SnapshotManager(self.file_io, self.path, branch)
         snap, schema = _select(snapshots, schemas, snapshot)
         return Table(self.path, self.file_io, snap, schema, schemas, snapshots, self._cache, self.progress,
-                     self.engine)
+                     self.engine, self.paimon_version)
 
     def at(self, snapshot: int | str | _dt.datetime | None = None, **kwargs: Any) -> Table:
         """The same table at another snapshot, sharing this object's manifest cache."""
         snap, schema = _select(self.snapshot_manager, self.schema_manager, snapshot, **kwargs)
         return Table(self.path, self.file_io, snap, schema, self.schema_manager, self.snapshot_manager,
-                     self._cache, self.progress, self.engine)
+                     self._cache, self.progress, self.engine, self.paimon_version)
 
     # ---- reading metadata -----------------------------------------------------------------
     def _map(self, fn: Callable[[str], T], names: Sequence[str], what: str) -> list[T]:
@@ -432,7 +445,8 @@ class Table:
             from .pruning.explain import explain
 
             report = explain(self, where, truth=truth, index_enabled=index_enabled)
-        return with_fallback(self, report, truth=truth, index_enabled=index_enabled)
+        return with_fallback(self, report, truth=truth, index_enabled=index_enabled,
+                             filter_complete_partitions=self.rules.fallback_filtered_partitions)
 
     def explain_many(self, wheres: Sequence[Any], *, truth: bool = False, index_enabled: bool = True) -> list[Any]:
         """:meth:`explain` of each predicate (one distributed run on a distributed engine)."""
@@ -440,7 +454,8 @@ class Table:
             from .distributed import explain_many
             from .pruning.fallback import with_fallback
 
-            return [with_fallback(self, r, truth=truth, index_enabled=index_enabled)
+            return [with_fallback(self, r, truth=truth, index_enabled=index_enabled,
+                                  filter_complete_partitions=self.rules.fallback_filtered_partitions)
                     for r in explain_many(self.engine, self, wheres, truth=truth, index_enabled=index_enabled)]
         return [self.explain(w, truth=truth, index_enabled=index_enabled) for w in wheres]
 
@@ -510,7 +525,7 @@ def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, t
                timestamp_ms: int | None = None, storage_options: dict[str, Any] | None = None,
                progress: bool | None = None, engine: str | Engine | None = None, spark: Any = None,
                spark_master: str | None = None, branch: str | None = None,
-               path_map: dict[str, str] | None = None) -> Table:
+               path_map: dict[str, str] | None = None, paimon_version: str | None = None) -> Table:
     """Open the Paimon table in directory ``path`` at one snapshot.
 
     Args:
@@ -532,6 +547,9 @@ def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, t
         path_map: rewrites of file locations, ``{prefix: replacement}``: for a table whose
             external data paths (``data-file.external-paths``) were copied or are mounted
             elsewhere, e.g. ``{"oss://bucket/ext": "/mnt/ext"}``. Schemes compare case-insensitively.
+        paimon_version: the Paimon release your engine runs (``"0.9"`` ... ``"2.0"``): ``explain``
+            applies its pruning rules (default: the newest release modelled). See
+            :mod:`paimon_lens.pruning.versions`.
 
     Raises:
         TableNotFoundError: ``path`` holds no Paimon table.
@@ -552,9 +570,14 @@ def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, t
     snapshots = SnapshotManager(file_io, local, branch)
     snap, schema = _select(snapshots, schemas, snapshot, tag=tag, timestamp_ms=timestamp_ms)
     from .engines.base import get_engine
+    from .pruning.versions import normalize_version
 
+    try:
+        version = normalize_version(paimon_version)
+    except ValueError as e:
+        raise PaimonLensError(str(e)) from None
     return Table(local, file_io, snap, schema, schemas, snapshots, progress=progress,
-                 engine=get_engine(engine, spark=spark, spark_master=spark_master))
+                 engine=get_engine(engine, spark=spark, spark_master=spark_master), paimon_version=version)
 
 
 def _branch_of_path(file_io: FileIO, path: str, branch: str | None) -> tuple[str, str | None]:

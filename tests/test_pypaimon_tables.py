@@ -131,6 +131,12 @@ def test_data_evolution_groups() -> None:
     r = t.explain("b >= 400", truth=True)
     groups = {f.decision.row_group for f in r.files}
     assert groups == {(0, 2, 2), (3, 4, 3)}
+    files = t.files().set_index("file_name")
+    for want in o["files"]:
+        row = files.loc[want["file_name"]]
+        assert row["first_row_id"] == want["first_row_id"]
+        assert row["last_row_id"] == want["first_row_id"] + want["row_count"] - 1
+        assert row["write_cols"] == want["write_cols"]
     merged_flags = [f for f in r.files if any("are merged from" in fl for fl in f.flags)]
     assert len(merged_flags) == 3  # every file but the two group anchors
     assert r.summary()["matching_rows"] == 1

@@ -220,7 +220,8 @@ class Advice:
         """``{"recommendations": [...], "statements": [...], ...}`` (the CLI contract)."""
         spark, flink = self.statements("spark"), self.statements("flink")
         return {
-            "table": self.table.path, "branch": self.table.branch, "snapshot_id": self.table.snapshot_id,
+            "table": self.table.path, "branch": self.table.branch, "paimon_version": self.table.paimon_version,
+            "snapshot_id": self.table.snapshot_id,
             "recommendations": [r.to_dict() for r in self.recommendations],
             "statements": spark + flink,
             "statements_by_engine": {"spark": spark, "flink": flink},

@@ -40,13 +40,16 @@ def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from ..table import open_table
 
     return open_table(args.table, snapshot=args.snapshot, engine=getattr(args, "engine", None),
-                      spark_master=getattr(args, "spark_master", None), branch=getattr(args, "branch", None))
+                      spark_master=getattr(args, "spark_master", None), branch=getattr(args, "branch", None),
+                      paimon_version=getattr(args, "paimon_version", None))
 
 
 def _add_engine_args(p: argparse.ArgumentParser) -> None:
     """``--branch``, ``--engine local|process|spark`` and ``--spark-master`` (see :mod:`paimon_lens.engines`)."""
     p.add_argument("--branch", default=None,
                    help="read this branch's snapshots, schemas and tags (default main; see the table's branch/ dir)")
+    p.add_argument("--paimon-version", default=None, metavar="V",
+                   help="apply the pruning rules of this Paimon release (0.9 ... 2.0; default: the newest modelled)")
     p.add_argument("--engine", choices=("local", "process", "spark"), default="local",
                    help="where per-file work runs: in process (default), a process pool, or Spark")
     p.add_argument("--spark-master", default=None, help="Spark master URL with --engine spark (default local[*])")
@@ -178,13 +181,14 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
         docs.append(report.to_dict(positions=args.positions))
     if args.format == "json":
         doc = docs[0] if args.where is not None else {"table": table.path, "branch": table.branch,
+                                                      "paimon_version": table.paimon_version,
                                                       "snapshot_id": table.snapshot_id, "predicates": docs}
         json.dump(doc, out, ensure_ascii=False, default=str)
         out.write("\n")
         return 0
     for report in reports:
         s = report.summary()
-        out.write(f"WHERE {report.where}\n  {report.predicate}\n")
+        out.write(f"WHERE {report.where}\n  {report.predicate}\n  (pruning rules of Paimon {report.paimon_version})\n")
         for row in s["funnel"]:
             out.write(f"  {row['stage']:<24} {row['files']:>6} files {_human_bytes(row['bytes']):>10} "
                       f"{row['rows']:>10} rows\n")
@@ -290,7 +294,8 @@ def cmd_report(args: argparse.Namespace, out: Any) -> int:
     path = report.save(args.output)
     problems = [f"{s.title}: {e}" for s in report.sections for e in s.errors]
     if args.format == "json":
-        json.dump({"output": str(path), "table": table.path, "branch": table.branch, "snapshot_id": table.snapshot_id,
+        json.dump({"output": str(path), "table": table.path, "branch": table.branch,
+                   "paimon_version": table.paimon_version, "snapshot_id": table.snapshot_id,
                    "sections": [s.key for s in report.sections], "problems": problems,
                    "bytes": path.stat().st_size}, out, ensure_ascii=False)
         out.write("\n")

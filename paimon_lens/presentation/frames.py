@@ -93,8 +93,11 @@ FILE_COLUMNS = {
     "extra_files": "extra files listed in the manifest",
     "external_path": "data-file external path (2.x)",
     "first_row_id": "first row id (row tracking)",
+    "last_row_id": "last row id (row tracking): rows [first_row_id, last_row_id]",
+    "write_cols": "columns the file stores (data evolution), None = every column of its schema",
     "value_stats_cols": "columns with stored stats (dense stats), None = all",
     "stats_error": "why the stats could not be decoded, if they could not",
+    "error": "why the file cannot be reached (an external path that does not exist), if it cannot",
     "manifest": "manifest that added the file",
 }
 
@@ -205,6 +208,9 @@ def file_record(table: Table, lf: LiveFile, as_json: bool) -> dict[str, Any]:
         "extra_files": list(f.extra_files),
         "external_path": f.external_path,
         "first_row_id": f.first_row_id,
+        "last_row_id": None if f.first_row_id is None else f.first_row_id + f.row_count - 1,
+        "write_cols": None if f.write_cols is None else list(f.write_cols),
+        "error": _location_error(table, lf),
         "value_stats_cols": None if f.value_stats_cols is None else list(f.value_stats_cols),
         "value_stats": {
             "min": {c.name: conv(s.min, c.type) for c, s in zip(fields, lf.stats)},
@@ -247,6 +253,21 @@ def _key_record(table: Table, lf: LiveFile, conv: Any) -> dict[str, Any]:
     }
 
 
+def _location_error(table: Table, lf: LiveFile) -> str | None:
+    """For a file at an external path: why it cannot be reached (None when it exists)."""
+    if not lf.entry.file.external_path:
+        return None
+    where = table.file_io.join(table.path, lf.path)
+    try:
+        if table.file_io.exists(where):
+            return None
+    except (OSError, ValueError) as e:
+        return f"external path {lf.path} cannot be checked: {type(e).__name__}: {e}"
+    located = getattr(table.file_io, "locate", lambda p: p)(where)
+    shown = lf.path if located == where or located == lf.path else f"{lf.path} (mapped to {located})"
+    return f"external path {shown} does not exist (data-file.external-paths moved? see path_map)"
+
+
 def files_frame(table: Table, files: Sequence[LiveFile]) -> pd.DataFrame:
     """Frame of :data:`FILE_COLUMNS` plus ``min(c)``, ``max(c)``, ``null_count(c)`` per column."""
     names = [c.name for c in table.schema.fields]
@@ -263,8 +284,9 @@ def files_frame(table: Table, files: Sequence[LiveFile]) -> pd.DataFrame:
             "delete_row_count": r["delete_row_count"], "index_location": r["file_index"]["location"],
             "index_size": r["file_index"]["size"], "index_file": r["file_index"]["file"],
             "extra_files": r["extra_files"], "external_path": r["external_path"],
-            "first_row_id": r["first_row_id"], "value_stats_cols": r["value_stats_cols"],
-            "stats_error": r["stats_error"], "manifest": r["manifest"],
+            "first_row_id": r["first_row_id"], "last_row_id": r["last_row_id"], "write_cols": r["write_cols"],
+            "value_stats_cols": r["value_stats_cols"], "stats_error": r["stats_error"], "error": r["error"],
+            "manifest": r["manifest"],
         }
         vs = r["value_stats"]
         for n in names:

@@ -35,13 +35,13 @@ def render_explain(report: ExplainReport, include_files: bool = True) -> str:
         {"file_name": f.file_name, "path": f.path, "bucket": f.bucket, "row_count": f.row_count,
          "partition_text": ", ".join(f"{k}={v}" for k, v in f.partition.items()), "read": f.read,
          "stage": f.stage, "rows_after_dv": f.rows_after_dv, "matching_rows": f.matching_rows,
-         "reason": f.reason, "flags": f.flags}
+         "reason": f.reason, "flags": f.flags, "error": f.error, "branch": f.branch}
         for f in report.files
     ]
     return environment().get_template("explain.html.j2").render(
         where=report.where, predicate=str(report.predicate), snapshot_id=report.table.snapshot_id,
-        funnel=rows, files=files, truth=report.truth, summary=summary,
-        include_files=include_files)
+        paimon_version=report.paimon_version, notes=report.notes, funnel=rows, files=files, truth=report.truth,
+        summary=summary, include_files=include_files)
 
 
 def render_table(table: Table) -> str:

@@ -158,23 +158,29 @@ class BucketSelector:
     """Bucket pruning of one predicate on one table (Paimon 2.0 ``BucketSelector``)."""
 
     def __init__(self, predicate: Predicate, bucket_key_fields: Sequence[DataField],
-                 function: str = "default") -> None:
+                 function: str = "default", legacy: bool = False) -> None:
         self.predicate = predicate
         self.fields = list(bucket_key_fields)
         self.names = [f.name for f in self.fields]
         self.function = function
+        self.legacy = legacy
         self._rows: dict[tuple[Any, ...], list[tuple[Any, ...]] | None] = {}
         self._buckets: dict[tuple[tuple[Any, ...], int], frozenset[int]] = {}
 
     @staticmethod
     def create(predicate: Predicate | None, bucket_key_fields: Sequence[DataField], fixed_bucket: bool,
-               function: str = "default") -> BucketSelector | None:
-        """``BucketSelectConverter.convert``: None when bucket pruning cannot apply at all."""
+               function: str = "default", legacy: bool = False) -> BucketSelector | None:
+        """``BucketSelectConverter.convert``: None when bucket pruning cannot apply at all.
+
+        ``legacy`` (Paimon < 1.4, ``ScanBucketFilter``): ``predicate`` is the non-partition (append)
+        or key (primary key) filter; no partition substitution; only whole conjuncts on bucket keys;
+        a bucket key in two conjuncts disables pruning.
+        """
         if predicate is None or not fixed_bucket or not bucket_key_fields:
             return None
         if not {f.name for f in bucket_key_fields} <= field_names(predicate):
             return None
-        return BucketSelector(predicate, bucket_key_fields, function)
+        return BucketSelector(predicate, bucket_key_fields, function, legacy)
 
     def rows(self, partition: Mapping[str, Any]) -> list[tuple[Any, ...]] | None:
         """Bucket-key value combinations that can match in ``partition``; None = no pruning."""
@@ -184,10 +190,17 @@ class BucketSelector:
         return self._rows[key]
 
     def _compute_rows(self, partition: Mapping[str, Any]) -> list[tuple[Any, ...]] | None:
-        sub = substitute_partition(self.predicate, partition)
-        if sub is True or sub is False:
-            return None
-        picked = pick(split_and(sub), self.names)
+        if self.legacy:
+            conjuncts = [c for c in split_and(self.predicate) if field_names(c) <= set(self.names)]
+            refs = [sorted(field_names(c)) for c in conjuncts]
+            if len({tuple(r) for r in refs if len(r) == 1}) < len([r for r in refs if len(r) == 1]):
+                return None  # a bucket key constrained twice: 0.9 gave up
+            picked = pick(conjuncts, self.names)
+        else:
+            sub = substitute_partition(self.predicate, partition)
+            if sub is True or sub is False:
+                return None
+            picked = pick(split_and(sub), self.names)
         if not picked:
             return None
         values = bucket_values(and_(*picked), self.fields)

@@ -18,13 +18,27 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate
 from ..types import DataType
+
+_SIGNED_BYTES: ContextVar[bool] = ContextVar("paimon_lens_signed_bytes", default=False)
+
+
+@contextmanager
+def signed_binary_order(signed: bool) -> Iterator[None]:
+    """Within the block, ``byte[]`` compares as signed bytes, as Paimon before 2.0 compared them."""
+    token = _SIGNED_BYTES.set(signed)
+    try:
+        yield
+    finally:
+        _SIGNED_BYTES.reset(token)
 
 
 def java_key(value: Any, dtype: DataType) -> Any:
@@ -38,6 +52,8 @@ def java_key(value: Any, dtype: DataType) -> Any:
     if dtype.is_string or isinstance(value, str):
         return value.encode("utf-8", "surrogatepass") if isinstance(value, str) else bytes(value)
     if dtype.is_binary or isinstance(value, (bytes, bytearray, memoryview)):
+        if _SIGNED_BYTES.get():  # x ^ 0x80 orders unsigned as x orders signed
+            return bytes(b ^ 0x80 for b in bytes(value))
         return bytes(value)
     if dtype.is_timestamp:
         return (value.millisecond, value.nano_of_millisecond)

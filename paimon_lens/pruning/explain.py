@@ -29,8 +29,9 @@ from ..errors import PaimonLensError
 from ..formats.result import BitmapIndexResult, FileIndexResult
 from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import RowRangeGroup, data_evolution_enabled, row_range_groups
-from ..predicate.model import Predicate
+from ..predicate.model import Predicate, leaves
 from ..values import to_json, to_python
+from .versions import rules_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -110,6 +111,11 @@ class ExplainReport:
     truth: bool = False
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def paimon_version(self) -> str:
+        """The Paimon release whose pruning rules this explanation applies."""
+        return rules_of(self.table).version
+
     # ---- summaries --------------------------------------------------------------------------
     def funnel(self) -> list[dict[str, Any]]:
         """Files, bytes and rows still in play after each stage (planning, then reading)."""
@@ -172,7 +178,8 @@ class ExplainReport:
         """JSON-ready dict: ``{"where", "predicate", "snapshot_id", "files": [...], "summary": {...}}``."""
         return {
             "where": self.where, "predicate": str(self.predicate), "table": self.table.path,
-            "branch": self.table.branch, "snapshot_id": self.table.snapshot_id, "notes": list(self.notes),
+            "branch": self.table.branch, "paimon_version": self.paimon_version,
+            "snapshot_id": self.table.snapshot_id, "notes": list(self.notes),
             "files": [self.file_record(f, positions) for f in self.files],
             "summary": self.summary(),
         }
@@ -240,6 +247,30 @@ def deletion_vector_bitmaps(table: Table) -> dict[str, BitMap]:
     return out
 
 
+def _version_notes(table: Table, predicate: Predicate) -> list[str]:
+    """What the modelled rules of ``table.paimon_version`` leave out for this table and predicate."""
+    rules, notes = rules_of(table), []
+    if data_evolution_enabled(table) and not rules.data_evolution:
+        notes.append(f"Paimon {rules.version} cannot read data-evolution tables (1.3+); the plan shown "
+                     "is the one of Paimon 1.3")
+    if not rules.unsafe_filter_removed:
+        current = {f.id: f.type.copy(True) for f in table.schema.fields}
+        columns = {leaf.field for leaf in leaves(predicate)}
+        changed = set()
+        for sid in {lf.entry.file.schema_id for lf in table.live_files()} - {table.schema.id}:
+            try:
+                old = table.schema_manager.schema(sid)
+            except PaimonLensError:
+                continue
+            changed |= {f.name for f in old.fields if f.id in current and f.type.copy(True) != current[f.id]}
+        touched = sorted(changed & columns)
+        if touched:
+            notes.append(f"Paimon {rules.version} tested the stats of files written before the type change of "
+                         f"{', '.join(touched)} after casting them to the new type; paimon-lens applies the 1.3 "
+                         "rule (such conjuncts are not tested on those files)")
+    return notes
+
+
 def _groups_by_file(table: Table) -> dict[str, RowRangeGroup]:
     """Data-evolution tables: each file's row-range group (empty for other tables)."""
     if not data_evolution_enabled(table):
@@ -261,13 +292,16 @@ def deletion_vector_errors(table: Table) -> dict[str, str]:
 
 
 def _read_stage(d: PlanDecision, lf: LiveFile, result: FileIndexResult | None,
-                dv: BitMap | None) -> tuple[bool, int, str, str]:
-    """(read, rows_after_dv, stage, reason) for a planned file."""
+                dv: BitMap | None, bitmap_selection: bool = True) -> tuple[bool, int, str, str]:
+    """(read, rows_after_dv, stage, reason) for a planned file.
+
+    ``bitmap_selection`` (Paimon 1.0+): a bitmap index result selects the rows the reader returns.
+    """
     n = lf.entry.file.row_count
     if lf.index_location == "external" and result is not None and not result.remain():
         return False, 0, "read index", d.reason or "external index: no row can match"
     selection: BitMap | None = None
-    if isinstance(result, BitmapIndexResult) and n <= 2**31 - 1:
+    if bitmap_selection and isinstance(result, BitmapIndexResult) and n <= 2**31 - 1:
         selection = BitMap(result.bitmap)
     if dv is not None:
         if selection is None:
@@ -307,10 +341,11 @@ def _verdicts(table: Table, predicate: Predicate, text: str, decisions: dict[str
     if truth:
         from .truth import group_matching_positions, matching_positions
 
+    rules = rules_of(table)
     dvs = deletion_vector_bitmaps(table)
     dv_errors = deletion_vector_errors(table)
     verdicts: list[FileVerdict] = []
-    notes: list[str] = []
+    notes: list[str] = _version_notes(table, predicate)
     groups = _groups_by_file(table)
     for lf in table.live_files():
         f = lf.entry.file
@@ -322,7 +357,11 @@ def _verdicts(table: Table, predicate: Predicate, text: str, decisions: dict[str
         if d.planned:
             # the reader's file-index skip over a merged row-range group is not modelled: read whole
             result = d.index if index_enabled and (group is None or not group.merged) else None
-            read, rows, stage, reason = _read_stage(d, lf, result, dv)
+            if not rules.read_embedded_index and lf.index_location != "external":
+                result = None  # 0.9: the reader consults external index files only
+            if table.is_primary_key_table and not rules.pk_file_index:
+                result = None  # 0.9: no file index on primary-key tables
+            read, rows, stage, reason = _read_stage(d, lf, result, dv, rules.read_embedded_index)
         flags: list[str] = []
         errors: list[str] = []
         state = getattr(d.index_state, "computed", None)  # errors of answers already computed only

@@ -57,13 +57,15 @@ from ..metadata.stats import ColumnStats, decode_stats, evolve_stats
 from ..predicate.model import LeafPredicate, Predicate, and_
 from ..types import DataField
 from .bucket import BucketSelector
-from .compare import row_test
+from .compare import row_test, signed_binary_order
 from .evolution import devolve_filter, fields_within, filter_unsafe_filter, pick, split_and
 from .stats import StatsTest, compile_stats_test, stats_reason
+from .versions import rules_of
 
 if TYPE_CHECKING:
     from ..metadata.schema import TableSchema
     from ..table import LiveFile, Table
+    from .versions import PaimonRules
 
 STAGES = ("partition", "bucket", "level", "stats", "index", "whole_bucket")
 
@@ -150,12 +152,19 @@ def _opt_bool(options: Mapping[str, str], key: str, default: bool) -> bool:
     return default if v is None else v.strip().lower() == "true"
 
 
-def partition_filter(table: Table, predicate: Predicate | None) -> Predicate | None:
-    """The partition filter Paimon splits off ``predicate`` (bound to the partition columns), or None."""
+def partition_filter(table: Table, predicate: Predicate | None, whole: bool = False) -> Predicate | None:
+    """The partition filter Paimon splits off ``predicate`` (bound to the partition columns), or None.
+
+    ``whole`` (Paimon < 1.4): only conjuncts entirely on partition columns; else (1.4+) each
+    conjunct projected onto them (an AND keeps its projectable children, an OR needs all).
+    """
     keys = list(table.schema.partition_keys)
     if predicate is None or not keys:
         return None
-    parts = pick(split_and(predicate), keys)
+    conjuncts = split_and(predicate)
+    if whole:
+        conjuncts = [c for c in conjuncts if fields_within(c, keys)]
+    parts = pick(conjuncts, keys)
     return and_(*parts) if parts else None
 
 
@@ -302,14 +311,15 @@ class _Planner:
     """One predicate on one table: the filters Paimon derives once per scan."""
 
     def __init__(self, table: Table, predicate: Predicate | None, index_enabled: bool,
-                 paimon_09_bitmap_or: bool) -> None:
+                 paimon_09_bitmap_or: bool, rules: PaimonRules | None = None) -> None:
         self.table = table
+        self.rules = rules = rules or rules_of(table)
         self.schema = table.schema
         self.fields = list(self.schema.fields)
         opts = self.schema.options
         self.predicate = predicate
-        self.paimon_09_bitmap_or = paimon_09_bitmap_or
-        self.partition_filter = partition_filter(table, predicate)
+        self.paimon_09_bitmap_or = paimon_09_bitmap_or or rules.bitmap_or_bug
+        self.partition_filter = partition_filter(table, predicate, rules.partition_conjuncts_whole)
         self.data_filter = data_filter(table, predicate)
         self.pk = bool(self.schema.primary_keys)
         self.dv = _opt_bool(opts, "deletion-vectors.enabled", False)
@@ -317,26 +327,38 @@ class _Planner:
         index_read = index_enabled and _opt_bool(opts, "file-index.read.enabled", True)
         if self.pk:
             if self.dv:
-                self.skip_level0 = not _opt_bool(opts, "deletion-vectors.merge-on-read", False)
+                self.skip_level0 = not (rules.merge_on_read_option
+                                        and _opt_bool(opts, "deletion-vectors.merge-on-read", False))
             else:
                 self.skip_level0 = self.merge_engine == "first-row"
             self.value_filter_enabled = self.data_filter is not None and self.skip_level0
-            self.index_at_planning = index_read and self.dv
+            self.index_at_planning = index_read and self.dv and rules.pk_file_index
             self.key_names = list(self.schema.trimmed_primary_keys)
-            keys = pick(split_and(self.data_filter), self.key_names)
+            conjuncts = split_and(self.data_filter)
+            if rules.partition_conjuncts_whole:  # < 1.4: whole conjuncts on the key only
+                conjuncts = [c for c in conjuncts if fields_within(c, self.key_names)]
+            keys = pick(conjuncts, self.key_names)
             self.key_filter: Predicate | None = and_(*keys) if keys else None
+            self.bucket_input = self.key_filter
+            if rules.pk_value_xor_key_filter and self.value_filter_enabled:
+                self.key_filter = None  # 0.9: the value filter replaces the key filter
         else:
             self.skip_level0 = False
             self.value_filter_enabled = self.data_filter is not None
             self.index_at_planning = index_read
             self.key_names = []
             self.key_filter = None
+            self.bucket_input = self.data_filter
         self.key_fields = _fields_named(self.schema, self.key_names)
         bucket = int(opts.get("bucket", "-1"))
         function = opts.get("bucket-function.type", "default").strip().lower()
-        fixed = (bucket > 0 or bucket == -2) and function in ("default", "mod")
-        self.bucket_selector = BucketSelector.create(
-            predicate, _fields_named(self.schema, self.schema.bucket_keys), fixed, function)
+        bucket_keys = _fields_named(self.schema, self.schema.bucket_keys)
+        if rules.bucket_pruning_legacy:  # < 1.4 ScanBucketFilter: fixed buckets, default hash
+            self.bucket_selector = BucketSelector.create(self.bucket_input, bucket_keys,
+                                                         bucket > 0 and function == "default", function, legacy=True)
+        else:
+            fixed = (bucket > 0 or bucket == -2) and function in ("default", "mod")
+            self.bucket_selector = BucketSelector.create(predicate, bucket_keys, fixed, function)
         # caches: the same partition, bucket count and schema give the same answers
         self._schema_filters: dict[int, _SchemaFilters] = {}
         self._partition_keep: dict[bytes, bool] = {}
@@ -502,7 +524,7 @@ def _whole_bucket(planner: _Planner, evals: list[_FileEval]) -> None:
                              "so the whole bucket is skipped")
 
 
-def _row_range_groups(planner: _Planner, evals: list[_FileEval]) -> None:
+def _row_range_groups(planner: _Planner, evals: list[_FileEval], use_stats: bool = True) -> None:
     """Data-evolution tables: the value filter decides row-range groups, on merged stats, without indexes.
 
     ``DataEvolutionFileStoreScan.postFilterManifestEntries``: each group of files holding columns
@@ -517,7 +539,7 @@ def _row_range_groups(planner: _Planner, evals: list[_FileEval]) -> None:
         rows = (f"row ids [{group.first_row_id}, {group.last_row_id}]" if group.first_row_id is not None
                 else "a file without row ids")
         keep, why = True, ""
-        if planner.data_filter is not None and test is not None and sf.safe is not None:
+        if use_stats and planner.data_filter is not None and test is not None and sf.safe is not None:
             stats = group_stats(planner.table, group)
             memo: dict[int, bool] = {}
             keep = test(group.row_count, stats, memo)
@@ -595,11 +617,11 @@ def plan(table: Table, predicate: Predicate | None, *, index_enabled: bool = Tru
         One :class:`PlanDecision` per live file, in :meth:`Table.live_files` order.
     """
     files = table.live_files()
-    with gc_paused():
+    with gc_paused(), signed_binary_order(rules_of(table).signed_binary_compare):
         planner = _Planner(table, predicate, index_enabled, paimon_09_bitmap_or)
         evals = [planner.evaluate(lf) for lf in files]
         if data_evolution_enabled(table):
-            _row_range_groups(planner, evals)
+            _row_range_groups(planner, evals, planner.rules.data_evolution_stats)
         _whole_bucket(planner, evals)
         out = []
         for ev in evals:

@@ -136,6 +136,7 @@ def test_external_data_paths_give_the_same_answers(external_events: tuple[Path, 
     want, got = pl.open_table(str(EVENTS20)), pl.open_table(str(copy))
     files = got.files()
     assert all(str(p).startswith("FILE:" + str(external)) for p in files["file_path"])
+    assert files["error"].isna().all()
     keep = [c for c in files.columns if c not in ("file_path", "external_path", "index_file")]
     pd.testing.assert_frame_equal(files[keep], want.files()[keep])
     idx = got.file_indexes()
@@ -165,6 +166,8 @@ def test_unreachable_external_path_is_a_per_file_error(external_events: tuple[Pa
     assert sum("ground truth unavailable" in n for n in r.notes) == len(r.files)
     assert all(f.error and "nowhere" in f.error for f in r.files)
     assert r.summary()["files_with_errors"] == len(r.files)
+    files = t.files()
+    assert files["error"].notna().all() and all("nowhere" in e and "path_map" in e for e in files["error"])
     idx = t.file_indexes()
     external_index = idx[idx["storage"] == "external"] if "storage" in idx else idx
     assert len(external_index) and external_index["error"].notna().all()
