@@ -38,8 +38,9 @@ from ..types import EPOCH, DataType, Timestamp, date_from_days, days_from_date
 _INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
 _FLOATS = ("FLOAT", "DOUBLE")
 _STRINGS = ("CHAR", "VARCHAR")
-_TRUE = {"t", "true", "y", "yes", "1"}
-_FALSE = {"f", "false", "n", "no", "0"}
+TRUE_STRINGS = frozenset({"t", "true", "y", "yes", "1"})
+"""Text ``BinaryStringUtils.toBoolean`` reads as true (case-insensitive); :data:`FALSE_STRINGS` as false."""
+FALSE_STRINGS = frozenset({"f", "false", "n", "no", "0"})
 
 Cast = Callable[[Any], Any]
 
@@ -111,9 +112,9 @@ def _to_decimal(precision: int, scale: int) -> Cast:
 def _to_boolean(v: Any) -> bool:
     if isinstance(v, str):
         t = v.strip().lower()
-        if t in _TRUE:
+        if t in TRUE_STRINGS:
             return True
-        if t in _FALSE:
+        if t in FALSE_STRINGS:
             return False
         raise CastError(f"cannot cast {v!r} to BOOLEAN")
     return v != 0

@@ -34,6 +34,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from typing import Any, Literal
 
 from ..errors import PaimonLensError
+from ..metadata.casts import FALSE_STRINGS, TRUE_STRINGS
 from ..types import EPOCH_DATE, DataField, DataType, Timestamp
 from ..values import float32
 from .model import CompoundPredicate, LeafPredicate, Predicate
@@ -56,8 +57,7 @@ _INT_RANGE = {
     "BIGINT": (-(2**63), 2**63 - 1),
 }
 
-_TRUE_STRINGS = frozenset({"t", "true", "y", "yes", "1"})
-_FALSE_STRINGS = frozenset({"f", "false", "n", "no", "0"})
+_TRUE_STRINGS, _FALSE_STRINGS = TRUE_STRINGS, FALSE_STRINGS  # BinaryStringUtils.toBoolean
 
 _JAVA_INT = re.compile(r"[+-]?\d+")
 _JAVA_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")

@@ -84,7 +84,8 @@ def _render(report: TuningReport, standalone: bool) -> str:
     t = report.table
     return environment().get_template("report.html.j2").render(
         standalone=standalone, csp=CSP, table_name=t.name, table_path=t.path, snapshot_id=t.snapshot_id,
-        schema_id=t.schema.id, generated_at=report.generated_at, version=__version__,
+        schema_id=t.schema.id, branch=t.branch, paimon_version=t.paimon_version,
+        generated_at=report.generated_at, version=__version__,
         workload_source=report.workload.source, sections=report.sections)
 
 
