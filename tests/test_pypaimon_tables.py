@@ -183,3 +183,21 @@ def test_branch_of_a_pypaimon_table() -> None:
     assert {lf.entry.file.file_name for lf in b.live_files()} == {f["file_name"] for f in o["branch_b"]["files"]}
     for p in o["branch_b"]["predicates"]:
         assert b.explain(p["sql"], truth=True).summary()["matching_rows"] == p["rows_truth"], p["sql"]
+
+
+@pytest.mark.parametrize("oracle_path", ORACLES, ids=_id)
+def test_recommend_and_report(oracle_path: Path) -> None:
+    """The advisor and the report run on every feature (blob files, partial-column files, old types,
+    fallback branches) without an error, and a bound predicate explains like its text."""
+    o = load_json(oracle_path)
+    t = open_fixture(o)
+    wheres = [p["sql"] for p in o["predicates"][:3]]
+    advice = pl.recommend(t, wheres)
+    assert not [e for m in advice.whatif.measures for e in m.errors]
+    report = pl.report(t, workload=wheres)
+    assert not [e for s in report.sections for e in s.errors]
+    from paimon_lens.predicate.parser import parse_where
+
+    for w in wheres:
+        bound = parse_where(w, t.schema.fields)
+        assert t.explain(bound, truth=True).summary() == t.explain(w, truth=True).summary(), w

@@ -66,6 +66,7 @@ import pyarrow.compute as pc
 
 from ..errors import CorruptFileError, PaimonLensError, UnsupportedError
 from ..io.fileio import local_path
+from ..metadata.row_ranges import is_blob_file, written_field_ids
 from ..pruning.truth import read_columns, to_internal
 from ..types import DataField, DataType, Timestamp
 from ..values import float32, to_json, to_python
@@ -376,7 +377,8 @@ def read_arrow_columns(table: Table, lf: LiveFile, fields: Sequence[DataField]) 
     """
     file_schema = table.schema_manager.schema(lf.entry.file.schema_id)
     by_id = {f.id: f for f in file_schema.fields}
-    present = [f for f in fields if f.id in by_id]
+    written = written_field_ids(table, lf)  # data evolution: a file stores only its _WRITE_COLS
+    present = [f for f in fields if f.id in by_id and f.id in written]
     names = [by_id[f.id].name for f in present]
     n = lf.entry.file.row_count
     path = table.file_io.join(table.path, lf.path)
@@ -812,7 +814,7 @@ def profile_table(table: Table, columns: Sequence[str] | None = None, *, max_fil
         fields = [by_name[c] for c in dict.fromkeys(columns)]
     skipped = {f.name: f"{f.type.root} columns are not profiled" for f in fields if f.type.is_nested}
     fields = [f for f in fields if not f.type.is_nested]
-    live = table.live_files()
+    live = [lf for lf in table.live_files() if not is_blob_file(lf.entry.file.file_name)]  # BLOB columns only
     chosen = list(enumerate(live))
     if max_files is not None and max_files < len(live):
         rng = np.random.default_rng(seed)

@@ -70,6 +70,7 @@ from ..formats.range_bitmap_dictionary import ChunkedDictionary, Key
 from ..formats.reader import EmptyFileIndexReader, FileIndexReader
 from ..formats.registry import UnsupportedIndexReader, create_reader
 from ..formats.result import BitmapIndexResult
+from ..metadata.row_ranges import is_blob_file
 from ..predicate.model import LeafPredicate, Predicate
 from ..pruning.evolution import devolve_filter, field_names
 from ..types import DataType
@@ -689,7 +690,8 @@ def _measure_chunk(table: Table, lfs: Sequence[LiveFile],
         iterator = tqdm(iterator, total=len(lfs), desc="what-if", unit="file")
     for lf, (reads, dv) in iterator:
         schema = table.schema_manager.schema(lf.entry.file.schema_id)
-        columns = read_columns(table, lf, wanted_ids) if wanted_ids else {}
+        # the file's own types: Paimon builds a file's index from the values as it stores them
+        columns = read_columns(table, lf, wanted_ids, cast=False) if wanted_ids else {}
         ctx = _FileContext(table, lf, schema, columns)
         builders: dict[int, IndexBuilder] = {}
         for ci, cand in enumerate(cands):
@@ -749,7 +751,7 @@ def measure(table: Table, workload: WorkloadLike, candidates: Sequence[Candidate
     field_ids = {name: f.id for name, f in by_name.items()}
     wanted_ids = sorted({field_ids[c.column] for c in cands if c.specs})
 
-    files = table.live_files()
+    files = [lf for lf in table.live_files() if not is_blob_file(lf.entry.file.file_name)]  # BLOB columns only
     sample = _sample(files, max_files, seed)
     sampled_names = {lf.entry.file.file_name for lf in sample}
     baselines = _baselines(table, wl, sampled_names)

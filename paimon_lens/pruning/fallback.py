@@ -61,7 +61,8 @@ def with_fallback(table: Table, report: ExplainReport, *, truth: bool, index_ena
     else:
         complete = {_key(lf.partition) for lf in table.live_files()
                     if part_filter is None or row_test(part_filter, lf.partition)}
-    other = fallback.explain(report.where, truth=truth, index_enabled=index_enabled)
+    # the branch binds the predicate to its own schema, from the predicate's SQL text
+    other = fallback.explain(report.predicate.sql(), truth=truth, index_enabled=index_enabled)
     added = []
     for f in other.files:
         if _key(f.partition) in complete:

@@ -55,8 +55,12 @@ def to_internal(value: Any, dtype: DataType) -> Any:
     return value
 
 
-def read_columns(table: Table, lf: LiveFile, field_ids: Sequence[int]) -> dict[int, list[Any]]:
-    """Values of the given table fields (by field id) in one data file, in physical row order."""
+def read_columns(table: Table, lf: LiveFile, field_ids: Sequence[int], cast: bool = True) -> dict[int, list[Any]]:
+    """Values of the given table fields (by field id) in one data file, in physical row order.
+
+    ``cast``: values of a column whose type changed since the file was written are cast to the
+    table's current type (as Paimon reads them); False keeps the file's own type.
+    """
     file_schema = table.schema_manager.schema(lf.entry.file.schema_id)
     by_id = {f.id: f for f in file_schema.fields}
     written = written_field_ids(table, lf)  # _WRITE_COLS: a data-evolution file stores only these
@@ -89,11 +93,11 @@ def read_columns(table: Table, lf: LiveFile, field_ids: Sequence[int]) -> dict[i
     out: dict[int, list[Any]] = {}
     for fid, f in wanted.items():
         values = [to_internal(v, f.type) for v in raw[f.name]]
-        target = current.get(fid)
-        cast = None if target is None else cast_function(f.type, target.type)
-        if cast is not None:  # written before a type-changing ALTER TABLE: read as Paimon casts it
+        target = current.get(fid) if cast else None
+        fn = None if target is None else cast_function(f.type, target.type)
+        if fn is not None:  # written before a type-changing ALTER TABLE: read as Paimon casts it
             try:
-                values = [None if v is None else cast(v) for v in values]
+                values = [None if v is None else fn(v) for v in values]
             except CastError as e:
                 raise CorruptFileError(path, None, f"column {f.name} ({f.type} -> {current[fid].type})",
                                        detail=str(e)) from None
