@@ -566,17 +566,21 @@ def _kept_reason(ev: _FileEval) -> str:
     if d.get("whole_bucket_keep") and not ev.value_test:
         notes.append("its value stats fail, but its bucket has overlapping files and another one passes, "
                      "so the whole bucket is read")
-    index_result = d["index_state"]()[0] if d["index_state"] is not None else "NO_INDEX"
+    group = d.get("row_group")
+    merged = group is not None and group[2] > 1
+    index_result = d["index_state"]()[0] if d["index_state"] is not None and not merged else "NO_INDEX"
     if d["index_location"] == "external" and index_result == "SKIP":
         notes.append("its external index answers SKIP, so the reader skips it")
     elif d["index_location"] == "embedded" and not d["index_used_at_planning"] and index_result == "SKIP":
         notes.append("its embedded index (SKIP) is not used at planning; the reader skips the file")
     if ev.lf.stats_error:
         notes.append(f"its stats could not be decoded ({ev.lf.stats_error})")
-    group = d.get("row_group")
-    if group is not None and group[2] > 1:
+    if merged:
+        assert group is not None
         notes.append(f"read together with the other files of row ids [{group[0]}, {group[1]}] "
                      f"({group[2]} files merged column by column)")
+        if d["index_location"] != "none":
+            notes.append("the reader's file-index skip of a merged group is not modelled: counted as read")
     return "; ".join(["planned", *notes])
 
 
