@@ -349,7 +349,7 @@ class Table:
         if relative not in self._cache.sizes:
             try:
                 self._cache.sizes[relative] = self.file_io.size(self.file_io.join(self.path, relative))
-            except (OSError, FileNotFoundError):
+            except (OSError, PaimonLensError):  # missing, or refused (outside the table)
                 return None
         return self._cache.sizes[relative]
 
@@ -567,6 +567,7 @@ def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, t
             known = branch_names(file_io.list_names(file_io.join(local, "branch")))
             raise TableNotFoundError(f"{local} has no branch {branch!r} (branches: {', '.join(known) or 'none'})")
         raise TableNotFoundError(f"{path} is not a Paimon table: it has no schema/schema-N files")
+    file_io.confine([local, *declared_external_roots(schemas)])
     snapshots = SnapshotManager(file_io, local, branch)
     snap, schema = _select(snapshots, schemas, snapshot, tag=tag, timestamp_ms=timestamp_ms)
     from .engines.base import get_engine
@@ -578,6 +579,23 @@ def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, t
         raise PaimonLensError(str(e)) from None
     return Table(local, file_io, snap, schema, schemas, snapshots, progress=progress,
                  engine=get_engine(engine, spark=spark, spark_master=spark_master), paimon_version=version)
+
+
+EXTERNAL_PATH_OPTIONS = ("data-file.external-paths", "global-index.external-path")
+
+
+def declared_external_roots(schemas: SchemaManager) -> list[str]:
+    """Every external root any schema version of the table declares (files keep the root they were
+    written under after the option changes)."""
+    roots: list[str] = []
+    for sid in schemas.list_ids():
+        try:
+            options = schemas.schema(sid).options
+        except PaimonLensError:
+            continue
+        for key in EXTERNAL_PATH_OPTIONS:
+            roots.extend(r.strip() for r in (options.get(key) or "").split(",") if r.strip())
+    return roots
 
 
 def _branch_of_path(file_io: FileIO, path: str, branch: str | None) -> tuple[str, str | None]:

@@ -691,7 +691,13 @@ def _measure_chunk(table: Table, lfs: Sequence[LiveFile],
     for lf, (reads, dv) in iterator:
         schema = table.schema_manager.schema(lf.entry.file.schema_id)
         # the file's own types: Paimon builds a file's index from the values as it stores them
-        columns = read_columns(table, lf, wanted_ids, cast=False) if wanted_ids else {}
+        try:
+            columns = read_columns(table, lf, wanted_ids, cast=False) if wanted_ids else {}
+        except PaimonLensError as e:  # the file is left out of every candidate's measure, and said so
+            for m in measures:
+                m.errors.append(f"{lf.entry.file.file_name}: data file could not be read: {e}")
+                m.sizes.append(0)
+            continue
         ctx = _FileContext(table, lf, schema, columns)
         builders: dict[int, IndexBuilder] = {}
         for ci, cand in enumerate(cands):

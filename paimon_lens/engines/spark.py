@@ -55,6 +55,10 @@ def create_session(master: str | None = None, app_name: str = "paimon-lens") -> 
     builder = SparkSession.builder.master(master or DEFAULT_MASTER).appName(app_name)
     builder = builder.config("spark.ui.showConsoleProgress", "false")
     if not os.environ.get("PYSPARK_PYTHON"):
+        # PySpark starts its workers with $PYSPARK_PYTHON, else the `python3` on PATH, which for a
+        # CLI installed in a virtualenv that is not activated (or by pipx) lacks paimon-lens: the
+        # workers must run this interpreter. The config alone does not reach the worker factory.
+        os.environ["PYSPARK_PYTHON"] = sys.executable
         builder = builder.config("spark.pyspark.python", sys.executable)
     return builder.getOrCreate()
 

@@ -142,6 +142,18 @@ def normalize_uri(path: str) -> str:
     return f"{scheme}:{rest}"
 
 
+def _clean(path: str) -> str:
+    """``a/./b/../c`` -> ``a/c`` (lexically; the scheme and authority of a URI are kept)."""
+    scheme = uri_scheme(path)
+    if scheme is None:
+        return posixpath.normpath(path) if path else path
+    rest = path[len(scheme) + 1:]
+    if rest.startswith("//"):
+        authority, _, tail = rest[2:].partition("/")
+        return f"{scheme}://{authority}" + (posixpath.normpath("/" + tail) if tail else "")
+    return f"{scheme}:" + posixpath.normpath(rest)
+
+
 class TableFileIO:
     """The file system of one table: its own FileIO, plus the FileIO of any other scheme its external
     paths use (created on first use with the same ``storage_options``), after the user's ``path_map``.
@@ -157,10 +169,36 @@ class TableFileIO:
         self.storage_options = dict(storage_options or {})
         self.path_map = {normalize_uri(k).rstrip("/"): v.rstrip("/") for k, v in (path_map or {}).items()}
         self._others: dict[str, FileIO] = {}
+        self.roots: tuple[str, ...] | None = None
+        """Where the table's files may be (its directory, the external paths its options declare);
+        None until :meth:`confine` is called (then nothing else is read)."""
+
+    def confine(self, roots: list[str]) -> None:
+        """Refuse, from now on, every path outside ``roots`` (after resolving ``.`` and ``..``)."""
+        self.roots = tuple(dict.fromkeys(_clean(normalize_uri(r)).rstrip("/") or "/" for r in roots if r))
+
+    def check(self, path: str) -> str:
+        """``path`` normalized, if it lies inside the table's roots; else a :class:`CorruptFileError`.
+
+        Names in metadata (``_FILE_NAME``, ``_EXTRA_FILES``, ``_EXTERNAL_PATH``, index file names)
+        are joined to the table directory: one with ``..``, an absolute path or another scheme
+        would make another directory's files the table's.
+        """
+        norm = _clean(normalize_uri(path))
+        if self.roots is None:
+            return norm
+        for root in self.roots:
+            if norm == root or norm.startswith(root if root.endswith("/") else root + "/"):
+                return norm
+        from ..errors import CorruptFileError
+
+        raise CorruptFileError(path, None, "file location", "a file inside the table directory or an external path "
+                               "its options declare (data-file.external-paths)", norm,
+                               detail="refused: a name in the table's metadata points outside the table")
 
     def locate(self, path: str) -> str:
-        """``path`` normalized and rewritten by ``path_map`` (longest matching prefix wins)."""
-        norm = normalize_uri(path)
+        """``path`` confined (:meth:`check`), normalized and rewritten by ``path_map`` (longest prefix wins)."""
+        norm = self.check(path)
         for prefix in sorted(self.path_map, key=len, reverse=True):
             if norm == prefix or norm.startswith(prefix + "/"):
                 return normalize_uri(self.path_map[prefix] + norm[len(prefix):])

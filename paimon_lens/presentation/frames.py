@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..deletion_vectors import DeletionVectorInfo, HashIndexInfo, index_file_path
-from ..errors import CorruptFileError
+from ..errors import CorruptFileError, PaimonLensError
 from ..metadata.binary_row import decode_binary_row
 from ..metadata.manifest import FILE_SOURCES, IndexFileMeta, ManifestFileMeta
 from ..metadata.schema import TableSchema
@@ -261,6 +261,8 @@ def _location_error(table: Table, lf: LiveFile) -> str | None:
     try:
         if table.file_io.exists(where):
             return None
+    except PaimonLensError as e:  # refused: outside the table and its declared external paths
+        return str(e)
     except (OSError, ValueError) as e:
         return f"external path {lf.path} cannot be checked: {type(e).__name__}: {e}"
     located = getattr(table.file_io, "locate", lambda p: p)(where)

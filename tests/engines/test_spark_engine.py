@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -124,3 +125,32 @@ def test_executors_read_through_fsspec(name: str, spark: Any) -> None:
         assert report.to_dict()["files"] == local.explain(where, truth=True).to_dict()["files"], where
     got_advice = pl.recommend(remote, wheres[:4]).frame()
     assert got_advice.equals(pl.recommend(local, wheres[:4]).frame())
+
+
+def test_cli_spark_from_a_virtualenv_that_is_not_activated(tmp_path: Path) -> None:
+    """The console script run by its path, with neither the virtualenv's bin on PATH nor
+    PYSPARK_PYTHON set: Spark's workers must still run paimon-lens's interpreter."""
+    import os
+    import shutil
+    import subprocess
+
+    pytest.importorskip("pyspark", reason="the Spark tests need pyspark (pip install 'paimon-lens[spark]')")
+    script = Path(sys.executable).parent / "paimon-lens"
+    assert script.exists()
+    bin_dir = str(script.parent)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "VIRTUAL_ENV", "SPARK_HOME"))}
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p and p != bin_dir)
+    env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    python3 = shutil.which("python3", path=env["PATH"])
+    if python3 is not None:  # the python3 Spark would pick must not be able to import paimon_lens
+        probe = subprocess.run([python3, "-c", "import paimon_lens"], capture_output=True, env=env, cwd=tmp_path)
+        assert probe.returncode != 0
+    table = (Path(__file__).resolve().parents[1] / "fixtures" / "tables20" / "a20_append_indexed" / "warehouse"
+             / "db.db" / "events20")
+    run = subprocess.run([str(script), "explain", str(table), "--where", "country = 'DE'", "--truth",
+                          "--engine", "spark", "--spark-master", "local[1]", "--format", "json"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    local = subprocess.run([str(script), "explain", str(table), "--where", "country = 'DE'", "--truth",
+                            "--format", "json"], capture_output=True, text=True, env=env, cwd=tmp_path, check=True)
+    assert json.loads(run.stdout)["summary"] == json.loads(local.stdout)["summary"]
