@@ -140,13 +140,36 @@ def parse_where(
     if m:
         text = " " * m.end() + text[m.end():]
     pred: Predicate | None = None
-    if dialect is None or dialect.lower() in _DEFAULT_DIALECTS:
-        pred = parse_fast(text, fields, expansion)
-    if pred is None:
-        from ._sql import parse_sqlglot
+    try:
+        if dialect is None or dialect.lower() in _DEFAULT_DIALECTS:
+            pred = parse_fast(text, fields, expansion)
+        if pred is None:
+            from ._sql import parse_sqlglot
 
-        pred = parse_sqlglot(sql, text, fields, dialect, expansion)
-    return pred if expansion != "leaf" else _flatten(pred)
+            pred = parse_sqlglot(sql, text, fields, dialect, expansion)
+        pred = pred if expansion != "leaf" else _flatten(pred)
+    except RecursionError:
+        pred = None
+    if pred is None or _depth(pred) > MAX_DEPTH:
+        raise PredicateError(f"the condition is nested too deeply (parentheses, NOT or AND/OR beyond "
+                             f"{MAX_DEPTH} levels)", sql, sql[:80] + ("..." if len(sql) > 80 else ""),
+                             hint="flatten it: Paimon's own predicate visitors recurse as well")
+    return pred
+
+
+MAX_DEPTH = 200
+"""Deepest AND/OR nesting accepted after flattening (Paimon's own visitors recurse too)."""
+
+
+def _depth(pred: Predicate) -> int:
+    """Nesting depth of AND/OR, computed without recursion."""
+    deepest, todo = 0, [(pred, 1)]
+    while todo:
+        p, d = todo.pop()
+        deepest = max(deepest, d)
+        if not isinstance(p, LeafPredicate):
+            todo.extend((c, d + 1) for c in p.children)
+    return deepest
 
 
 
