@@ -281,9 +281,10 @@ def cmd_recommend(args: argparse.Namespace, out: Any) -> int:
 def cmd_report(args: argparse.Namespace, out: Any) -> int:
     """``report``: write the self-contained HTML tuning report of a snapshot."""
     from ..workload import read_workload
-    from .report import build_report
+    from .report import build_report, check_output_path
 
     table = _open(args)
+    check_output_path(args.output, table.path)  # before any work
     workload = None if args.workload is None else read_workload(args.workload)  # read once (may be a pipe)
     advice = None
     if args.recommend:
@@ -399,6 +400,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as e:  # a path given on the command line: one line, no traceback
+        where = f": {e.filename}" if getattr(e, "filename", None) else ""
+        print(f"paimon-lens: error: {e.strerror or type(e).__name__}{where}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

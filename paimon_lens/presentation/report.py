@@ -65,7 +65,8 @@ class TuningReport:
         return _render(self, standalone=True)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the report to ``path`` (UTF-8) and return the path."""
+        """Write the report to ``path`` (UTF-8) and return the path (never inside the table)."""
+        check_output_path(os.fspath(path), self.table.path)
         p = Path(path)
         p.write_text(self.html, encoding="utf-8")
         return p
@@ -385,3 +386,19 @@ def build_report(table: Table, workload: Any = None, recommendations: Any = None
         sections.append(rec)
     now = _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return TuningReport(table, wl, sections, now, explains)
+
+
+def check_output_path(output: str, table_path: str) -> None:
+    """Raise :class:`PaimonLensError` unless the report can be written to ``output``: its directory
+    exists, it is not a directory, and it is not inside the table (paimon-lens never writes there)."""
+    target = os.path.abspath(output)
+    parent = os.path.dirname(target) or "."
+    if os.path.isdir(target):
+        raise PaimonLensError(f"cannot write the report to {output}: it is a directory (give a file name)")
+    if not os.path.isdir(parent):
+        raise PaimonLensError(f"cannot write the report to {output}: directory {parent} does not exist")
+    if "://" not in table_path:
+        table_dir = os.path.realpath(table_path)
+        if os.path.commonpath([os.path.realpath(parent), table_dir]) == table_dir:
+            raise PaimonLensError(f"refusing to write the report inside the table directory {table_path}: "
+                                  "paimon-lens never writes into a table")
