@@ -185,7 +185,7 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
                                                       "snapshot_id": table.snapshot_id, "predicates": docs}
         json.dump(doc, out, ensure_ascii=False, default=str)
         out.write("\n")
-        return 0
+        return _explain_exit_code(reports, docs)
     for report in reports:
         s = report.summary()
         out.write(f"WHERE {report.where}\n  {report.predicate}\n  (pruning rules of Paimon {report.paimon_version})\n")
@@ -202,10 +202,24 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
         headers = ["file", "rows", "verdict", "rows read", "matches" if report.truth else "", "reason", "flags"]
         _print_table(rows, headers, out)
         out.write("\n")
+    for report in reports:
+        for note in report.notes:
+            out.write(f"note: {note}\n")
     for d in docs:
         if "error" in d:
             out.write(f"error in {d['where']!r}: {d['error']}\n")
-    return 0
+    return _explain_exit_code(reports, docs)
+
+
+def _explain_exit_code(reports: Sequence[Any], docs: Sequence[dict[str, Any]]) -> int:
+    """1 when an answer is partial (a file that could not be read, a predicate line that failed)."""
+    partial = any(r.summary()["files_with_errors"] for r in reports) or any("error" in d for d in docs)
+    if partial:
+        failed = sum(1 for d in docs if "error" in d)
+        broken = sum(r.summary()["files_with_errors"] for r in reports)
+        print(f"paimon-lens: partial answer: {failed} predicate(s) failed, {broken} file verdict(s) with errors",
+              file=sys.stderr)
+    return 1 if partial else 0
 
 
 def _dv_record(v: Any, positions: bool = True) -> dict[str, Any]:

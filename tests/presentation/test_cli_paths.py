@@ -42,3 +42,26 @@ def test_report_save_refuses_the_table_directory(tmp_path: Path) -> None:
     with pytest.raises(PaimonLensError, match="never writes into a table"):
         report.save(EVENTS20 / "dt=2025-01-01" / "r.html")
     assert report.save(tmp_path / "r.html").exists()
+
+
+def test_partial_explain_exits_1(tmp_path: Path) -> None:
+    """A batch with a failing line, or a file whose index cannot be read: the answer is printed and
+    the exit code says it is partial."""
+    import json
+    import shutil
+
+    wf = tmp_path / "w.sql"
+    wf.write_text("country = 'DE'\nnot valid sql ((\n")
+    run = _cli("explain", str(EVENTS20), "--where-file", str(wf), "--format", "json", cwd=tmp_path)
+    assert run.returncode == 1 and "partial answer: 1 predicate(s) failed" in run.stderr
+    doc = json.loads(run.stdout)
+    assert "error" in doc["predicates"][1] and doc["predicates"][0]["files"]
+    copy = tmp_path / "events20"
+    shutil.copytree(EVENTS20, copy)
+    for p in copy.rglob("*.index"):
+        p.unlink()
+    run = _cli("explain", str(copy), "--where", "country = 'DE'", cwd=tmp_path)
+    assert run.returncode == 1 and "file verdict(s) with errors" in run.stderr
+    assert "note: " in run.stdout and "index could not be read" in run.stdout
+    ok = _cli("explain", str(EVENTS20), "--where", "country = 'DE'", "--format", "json", cwd=tmp_path)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["summary"]["files_with_errors"] == 0
