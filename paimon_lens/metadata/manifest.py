@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import CorruptFileError
 from ..io.fileio import FileIO
-from .meta_file import read_meta_file
+from .meta_file import Kinds, read_meta_file
 
 FILE_KIND_ADD = 0
 FILE_KIND_DELETE = 1
@@ -223,6 +223,32 @@ class IndexFileMeta:
         return (self.partition, self.bucket, self.index_type, self.file_name)
 
 
+_STATS: Kinds = {"_MIN_VALUES": "bytes", "_MAX_VALUES": "bytes", "_NULL_COUNTS": "list"}
+MANIFEST_LIST_KINDS: Kinds = {
+    "_FILE_NAME": "str", "_FILE_SIZE": "int", "_NUM_ADDED_FILES": "int", "_NUM_DELETED_FILES": "int",
+    "_PARTITION_STATS": _STATS, "_SCHEMA_ID": "int", "_MIN_BUCKET": "int", "_MAX_BUCKET": "int",
+    "_MIN_LEVEL": "int", "_MAX_LEVEL": "int", "_MIN_ROW_ID": "int", "_MAX_ROW_ID": "int",
+}
+"""The kind of every field Paimon (0.9 - 2.x) writes in a manifest list record."""
+MANIFEST_KINDS: Kinds = {
+    "_KIND": "int", "_PARTITION": "bytes", "_BUCKET": "int", "_TOTAL_BUCKETS": "int",
+    "_FILE": {
+        "_FILE_NAME": "str", "_FILE_SIZE": "int", "_ROW_COUNT": "int", "_MIN_KEY": "bytes", "_MAX_KEY": "bytes",
+        "_KEY_STATS": _STATS, "_VALUE_STATS": _STATS, "_MIN_SEQUENCE_NUMBER": "int",
+        "_MAX_SEQUENCE_NUMBER": "int", "_SCHEMA_ID": "int", "_LEVEL": "int", "_EXTRA_FILES": "list",
+        "_CREATION_TIME": "timestamp", "_DELETE_ROW_COUNT": "int", "_EMBEDDED_FILE_INDEX": "bytes",
+        "_FILE_SOURCE": "int", "_VALUE_STATS_COLS": "list", "_EXTERNAL_PATH": "str", "_FIRST_ROW_ID": "int",
+        "_WRITE_COLS": "list",
+    },
+}
+"""The kind of every field Paimon (0.9 - 2.x) writes in a manifest entry."""
+INDEX_MANIFEST_KINDS: Kinds = {
+    "_KIND": "int", "_PARTITION": "bytes", "_BUCKET": "int", "_INDEX_TYPE": "str", "_FILE_NAME": "str",
+    "_FILE_SIZE": "int", "_ROW_COUNT": "int", "_DELETIONS_VECTORS_RANGES": "list", "_EXTERNAL_PATH": "str",
+}
+"""The kind of every field Paimon (0.9 - 2.x) writes in an index manifest entry."""
+
+
 def _wrap(path: str, what: str, e: Exception) -> CorruptFileError:
     return CorruptFileError(path, None, what, detail=f"missing or invalid field: {type(e).__name__}: {e}")
 
@@ -230,7 +256,7 @@ def _wrap(path: str, what: str, e: Exception) -> CorruptFileError:
 def read_manifest_list(file_io: FileIO, manifest_dir: str, name: str, list_kind: str) -> list[ManifestFileMeta]:
     """Entries of manifest list ``name``."""
     path = file_io.join(manifest_dir, name)
-    records, _ = read_meta_file(file_io, path, "manifest list")
+    records, _ = read_meta_file(file_io, path, "manifest list", MANIFEST_LIST_KINDS)
     try:
         return [ManifestFileMeta.from_record(r, name, list_kind) for r in records]
     except (KeyError, TypeError) as e:
@@ -240,13 +266,17 @@ def read_manifest_list(file_io: FileIO, manifest_dir: str, name: str, list_kind:
 def read_manifest(file_io: FileIO, manifest_dir: str, name: str) -> list[ManifestEntry]:
     """Entries of manifest file ``name``."""
     path = file_io.join(manifest_dir, name)
-    records, _ = read_meta_file(file_io, path, "manifest")
+    records, _ = read_meta_file(file_io, path, "manifest", MANIFEST_KINDS)
     try:
-        return [_entry(r["_KIND"], r["_PARTITION"], r["_BUCKET"], r["_TOTAL_BUCKETS"],
-                       DataFileMeta.from_record(r["_FILE"]), name)
-                for r in records]
+        entries = [_entry(r["_KIND"], r["_PARTITION"], r["_BUCKET"], r["_TOTAL_BUCKETS"],
+                          DataFileMeta.from_record(r["_FILE"]), name)
+                   for r in records]
     except (KeyError, TypeError) as e:
         raise _wrap(path, "manifest entry", e) from None
+    for i, entry in enumerate(entries):
+        if entry.kind not in (FILE_KIND_ADD, FILE_KIND_DELETE):
+            raise CorruptFileError(path, None, f"manifest entry {i} _KIND", "0 (ADD) or 1 (DELETE)", entry.kind)
+    return entries
 
 
 def _entry(kind: int, partition: bytes, bucket: int, total_buckets: int, file: DataFileMeta,
@@ -261,7 +291,7 @@ def _entry(kind: int, partition: bytes, bucket: int, total_buckets: int, file: D
 def read_index_manifest(file_io: FileIO, manifest_dir: str, name: str) -> list[IndexFileMeta]:
     """Entries of index manifest ``name``."""
     path = file_io.join(manifest_dir, name)
-    records, _ = read_meta_file(file_io, path, "index manifest")
+    records, _ = read_meta_file(file_io, path, "index manifest", INDEX_MANIFEST_KINDS)
     try:
         return [IndexFileMeta.from_record(r, name) for r in records]
     except (KeyError, TypeError) as e:

@@ -40,12 +40,22 @@ def detect_format(data: bytes) -> str | None:
     return None
 
 
-def read_meta_file(file_io: FileIO, path: str, field: str) -> tuple[list[dict[str, Any]], str]:
+Kinds = dict[str, Any]
+"""A record layout by kind: ``{field: "int" | "str" | "bytes" | "list" | "timestamp" | Kinds}``
+(a nested dict for a record); fields a writer did not write are simply absent."""
+
+
+def read_meta_file(file_io: FileIO, path: str, field: str,
+                   expected: Kinds | None = None) -> tuple[list[dict[str, Any]], str]:
     """All records of metadata file ``path`` and its format (``avro``, ``orc`` or ``parquet``).
 
+    ``expected``: the kinds of the fields Paimon writes; a field the file declares with another
+    type (a manifest whose fields have the right names but the wrong types) is an error naming it,
+    checked once per file from its schema.
+
     Raises :class:`CorruptFileError` naming the file, the byte offset and the part being read
-    when the file is not one of the three formats or cannot be decoded, and
-    :class:`PaimonLensError` when it does not exist.
+    when the file is not one of the three formats, cannot be decoded or declares a field with the
+    wrong type, and :class:`PaimonLensError` when it does not exist.
     """
     try:
         data = file_io.read_bytes(path)
@@ -53,16 +63,82 @@ def read_meta_file(file_io: FileIO, path: str, field: str) -> tuple[list[dict[st
         raise PaimonLensError(f"{field} file {path} does not exist (was it removed by expiration?)") from None
     fmt = detect_format(data)
     if fmt == "avro":
-        records, _ = decode_avro(data, path, field)
+        records, schema = decode_avro(data, path, field)
+        if expected is not None:
+            check_kinds(_avro_kinds(schema), expected, path, field)
         return records, fmt
     if fmt is None:
         raise CorruptFileError(path, 0, f"{field} header", "Avro, ORC or Parquet magic (4f626a01, 4f5243, 50415231)",
                                data[:4].hex(), detail="not an Avro, ORC or Parquet file")
-    return _read_columnar(data, path, field, fmt), fmt
+    records, kinds = _read_columnar(data, path, field, fmt)
+    if expected is not None:
+        check_kinds(kinds, expected, path, field)
+    return records, fmt
 
 
-def _read_columnar(data: bytes, path: str, field: str, fmt: str) -> list[dict[str, Any]]:
-    """Records of an ORC or Parquet metadata file as plain dicts."""
+def check_kinds(found: Kinds, expected: Kinds, path: str, where: str) -> None:
+    """Raise :class:`CorruptFileError` for the first field whose declared kind is not the expected one."""
+    for name, want in expected.items():
+        have = found.get(name)
+        if have is None:
+            continue  # not written by this Paimon version
+        if isinstance(want, dict):
+            if not isinstance(have, dict):
+                raise CorruptFileError(path, 0, f"{where} field {name}", "a record", have,
+                                       detail="a field with the right name but the wrong type")
+            check_kinds(have, want, path, f"{where} field {name}")
+        elif have != want and not (want == "timestamp" and have == "int"):
+            shown = have if isinstance(have, str) else "a record"
+            raise CorruptFileError(path, 0, f"{where} field {name}", want, shown,
+                                   detail="a field with the right name but the wrong type")
+
+
+_AVRO_KINDS = {"int": "int", "long": "int", "string": "str", "bytes": "bytes", "fixed": "bytes",
+               "boolean": "bool", "float": "float", "double": "float", "array": "list", "map": "map",
+               "enum": "str", "null": "null"}
+
+
+def _avro_kind(t: Any) -> Any:
+    if isinstance(t, list):
+        rest = [x for x in t if x != "null"]
+        return _avro_kind(rest[0]) if len(rest) == 1 else "union"
+    if isinstance(t, dict):
+        if t.get("logicalType", "").startswith("timestamp"):
+            return "timestamp"
+        if t.get("type") == "record":
+            return _avro_kinds(t)
+        return _avro_kind(t.get("type"))
+    return _AVRO_KINDS.get(str(t), str(t))
+
+
+def _avro_kinds(schema: dict[str, Any]) -> Kinds:
+    return {f["name"]: _avro_kind(f["type"]) for f in schema.get("fields", []) if isinstance(f, dict)}
+
+
+def _arrow_kind(t: Any) -> Any:
+    import pyarrow as pa
+
+    if pa.types.is_integer(t):
+        return "int"
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "str"
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        return "bytes"
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return "list"
+    if pa.types.is_struct(t):
+        return {t.field(i).name: _arrow_kind(t.field(i).type) for i in range(t.num_fields)}
+    if pa.types.is_timestamp(t):
+        return "timestamp"
+    if pa.types.is_boolean(t):
+        return "bool"
+    if pa.types.is_floating(t):
+        return "float"
+    return str(t)
+
+
+def _read_columnar(data: bytes, path: str, field: str, fmt: str) -> tuple[list[dict[str, Any]], Kinds]:
+    """Records of an ORC or Parquet metadata file as plain dicts, and the kinds of its fields."""
     try:
         if fmt == "orc":
             import pyarrow.orc as orc
@@ -79,7 +155,8 @@ def _read_columnar(data: bytes, path: str, field: str, fmt: str) -> list[dict[st
         raise
     except Exception as e:
         raise CorruptFileError(path, None, f"{field} ({fmt})", detail=f"{type(e).__name__}: {e}") from None
-    return [_plain(r) for r in table.to_pylist()]
+    kinds = {f.name: _arrow_kind(f.type) for f in table.schema}
+    return [_plain(r) for r in table.to_pylist()], kinds
 
 
 def _plain(value: Any) -> Any:
