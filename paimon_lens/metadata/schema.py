@@ -30,7 +30,7 @@ class TableSchema:
     def from_json(obj: dict[str, Any], path: str | None = None) -> TableSchema:
         """Build from the parsed JSON of a schema file."""
         try:
-            return TableSchema(
+            schema = TableSchema(
                 id=int(obj["id"]),
                 fields=tuple(field_from_json(f) for f in obj["fields"]),
                 partition_keys=tuple(obj.get("partitionKeys") or ()),
@@ -41,8 +41,15 @@ class TableSchema:
                 highest_field_id=obj.get("highestFieldId"),
                 version=obj.get("version"),
             )
-        except (KeyError, TypeError, ValueError) as e:
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise CorruptFileError(path, None, "schema JSON", detail=f"{type(e).__name__}: {e}") from None
+        names = set(schema.field_names)
+        for key, keys in (("partitionKeys", schema.partition_keys), ("primaryKeys", schema.primary_keys)):
+            missing = [k for k in keys if k not in names]
+            if missing:
+                raise CorruptFileError(path, None, f"schema {key}", f"names of fields ({', '.join(sorted(names))})",
+                                       ", ".join(map(str, missing)))
+        return schema
 
     @property
     def field_names(self) -> list[str]:

@@ -71,3 +71,18 @@ def test_impossible_kind(tmp_path: Path) -> None:
     with pytest.raises(CorruptFileError, match=r"_KIND \(expected 0 \(ADD\) or 1 \(DELETE\), found 7\)") as e:
         pl.open_table(str(table)).files()
     assert e.value.path == str(manifest)
+
+
+@pytest.mark.parametrize("key", ["partitionKeys", "primaryKeys"])
+def test_schema_key_naming_no_field(key: str, tmp_path: Path) -> None:
+    import json
+
+    copy_dir = tmp_path / "events20"
+    shutil.copytree(EVENTS20, copy_dir)
+    target = copy_dir / "schema" / "schema-1"
+    doc = json.loads(target.read_text())
+    doc[key] = ["nope"]
+    target.write_text(json.dumps(doc))
+    with pytest.raises(CorruptFileError, match=rf"schema {key} \(expected names of fields .*found nope\)") as e:
+        pl.open_table(str(copy_dir)).files()
+    assert e.value.path == str(target)
