@@ -20,6 +20,20 @@ def load_json(path: Path) -> Any:
         return json.load(f)
 
 
+def rewrite_avro(path: Path, change: Any) -> None:
+    """Rewrite an Avro metadata file in place, calling ``change(record)`` on each record (its own
+    writer schema kept): how tests alter a Paimon-written table the way a feature or an attack would."""
+    import fastavro
+
+    with open(path, "rb") as fh:
+        reader = fastavro.reader(fh)
+        schema, records = reader.writer_schema, list(reader)
+    for r in records:
+        change(r)
+    with open(path, "wb") as fh:
+        fastavro.writer(fh, fastavro.parse_schema(schema), records, codec="zstandard")
+
+
 def oracle_paths() -> list[Path]:
     """Every table oracle (Paimon 0.9 and 2.0 tables)."""
     return sorted(FIXTURES.glob("tables*/*/oracle_*.json"))

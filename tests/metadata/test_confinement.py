@@ -13,26 +13,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import fastavro
 import pytest
 
 import paimon_lens as pl
 from paimon_lens.errors import CorruptFileError
 from paimon_lens.io.fileio import LocalFileIO, TableFileIO
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, rewrite_avro
 
 EVENTS20 = FIXTURES / "tables20" / "a20_append_indexed" / "warehouse" / "db.db" / "events20"
 ORDERS_DV20 = FIXTURES / "tables20" / "b20_pk_dv" / "warehouse" / "db.db" / "orders_dv20"
-
-
-def _rewrite(path: Path, change: Any) -> None:
-    with open(path, "rb") as fh:
-        reader = fastavro.reader(fh)
-        schema, records = reader.writer_schema, list(reader)
-    for r in records:
-        change(r)
-    with open(path, "wb") as fh:
-        fastavro.writer(fh, fastavro.parse_schema(schema), records, codec="zstandard")
 
 
 def _manifests(table: Path) -> list[Path]:
@@ -68,7 +57,7 @@ def test_data_file_name_with_dotdot_is_refused(events: Path) -> None:
             r["_FILE"]["_EMBEDDED_FILE_INDEX"] = None
 
     for m in _manifests(events):
-        _rewrite(m, change)
+        rewrite_avro(m, change)
     (events / pl.open_table(str(EVENTS20)).live_files()[-1].path).unlink()
     t = pl.open_table(str(events))
     r = t.explain("id > 0", truth=True)
@@ -91,7 +80,7 @@ def test_extra_index_file_with_dotdot_is_refused(events: Path) -> None:
             r["_FILE"]["_EXTRA_FILES"] = [f"../../../elsewhere/{real_index.name}"]
 
     for m in _manifests(events):
-        _rewrite(m, change)
+        rewrite_avro(m, change)
     idx = pl.open_table(str(events)).file_indexes()
     rows = idx[idx["file_name"] == target.entry.file.file_name]
     assert len(rows) and rows["error"].notna().all() and all("outside the table" in e for e in rows["error"])
@@ -111,7 +100,7 @@ def test_deletion_vector_file_with_dotdot_is_refused(tmp_path: Path) -> None:
         if r["_FILE_NAME"] == entry.file_name:
             r["_FILE_NAME"] = f"../../elsewhere/{entry.file_name}"
 
-    _rewrite(index_manifest, change)
+    rewrite_avro(index_manifest, change)
     dvs = pl.open_table(str(copy)).deletion_vectors()
     assert len(dvs) and dvs["error"].notna().all() and all("outside the table" in e for e in dvs["error"])
     r = pl.open_table(str(copy)).explain("qty > 0", truth=True)
@@ -126,7 +115,7 @@ def test_external_path_outside_the_declared_roots_is_refused(events: Path) -> No
             r["_FILE"]["_EXTERNAL_PATH"] = "file:" + str(decoy)
 
     for m in _manifests(events):
-        _rewrite(m, change)
+        rewrite_avro(m, change)
     t = pl.open_table(str(events))  # no data-file.external-paths option: no external root at all
     files = t.files()
     row = files[files["file_name"] == name].iloc[0]
@@ -162,7 +151,7 @@ def test_recommend_and_report_go_on_past_a_refused_file(events: Path) -> None:
             r["_FILE"]["_FILE_NAME"] = f"../../../elsewhere/{name}"
 
     for m in _manifests(events):
-        _rewrite(m, change)
+        rewrite_avro(m, change)
     t = pl.open_table(str(events))
     advice = pl.recommend(t, ["country = 'DE'", "score > 90"])
     errors = [e for m in advice.whatif.measures for e in m.errors]

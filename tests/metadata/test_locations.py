@@ -14,30 +14,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import fastavro
 import pandas as pd
 import pytest
 
 import paimon_lens as pl
 from paimon_lens.errors import TableNotFoundError
 from paimon_lens.io.fileio import normalize_uri
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, rewrite_avro
 
 EVENTS20 = FIXTURES / "tables20" / "a20_append_indexed" / "warehouse" / "db.db" / "events20"
 ORDERS_DV20 = FIXTURES / "tables20" / "b20_pk_dv" / "warehouse" / "db.db" / "orders_dv20"
 PREDICATES = ["country = 'DE'", "score > 50 AND status = 'PAID'", "id IN (1, 2, 3)", "dt = '2025-01-02'",
               "user_id IS NULL OR score < 10"]
 PK_PREDICATES = ["status = 'SHIPPED'", "qty > 3", "order_id < 100", "customer = 7 OR note IS NULL"]
-
-
-def _rewrite_avro(path: Path, change: Any) -> None:
-    with open(path, "rb") as fh:
-        reader = fastavro.reader(fh)
-        schema, records = reader.writer_schema, list(reader)
-    for r in records:
-        change(r)
-    with open(path, "wb") as fh:
-        fastavro.writer(fh, fastavro.parse_schema(schema), records, codec="zstandard")
 
 
 def _set_options(table_dir: Path, **options: str) -> None:
@@ -115,7 +104,7 @@ def _externalize(table_dir: Path, external_root: Path, scheme_prefix: str) -> in
                     shutil.move(str(src), target.parent / name)
                     moved += 1
 
-        _rewrite_avro(manifest, change)
+        rewrite_avro(manifest, change)
     return moved
 
 
