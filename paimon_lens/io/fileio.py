@@ -221,14 +221,31 @@ class TableFileIO:
                                                                                             self.storage_options)
         return io_
 
-    def read_bytes(self, path: str) -> bytes:
-        """The whole content of ``path``."""
+    def _file(self, path: str) -> tuple[FileIO, str]:
+        """The FileIO and path of a file to read; a local one must be a regular file (checked
+        without opening it: a FIFO would block, a device such as ``/dev/zero`` never ends)."""
         io_, p = self._io(path)
+        if isinstance(io_, LocalFileIO):
+            import stat
+
+            mode = os.stat(p).st_mode  # follows symlinks: a link to /dev/zero is a device
+            if not stat.S_ISREG(mode):
+                from ..errors import CorruptFileError
+
+                kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                        else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket or other")
+                raise CorruptFileError(path, None, "file type", "a regular file", kind,
+                                       detail="refused: not read")
+        return io_, p
+
+    def read_bytes(self, path: str) -> bytes:
+        """The whole content of ``path`` (a regular file)."""
+        io_, p = self._file(path)
         return io_.read_bytes(p)
 
     def read_range(self, path: str, offset: int, length: int) -> bytes:
         """``length`` bytes of ``path`` from ``offset``."""
-        io_, p = self._io(path)
+        io_, p = self._file(path)
         return io_.read_range(p, offset, length)
 
     def exists(self, path: str) -> bool:
@@ -260,9 +277,13 @@ class TableFileIO:
         return isinstance(self.base, LocalFileIO)
 
     def local_path(self, path: str) -> str | None:
-        """``path`` on the local file system, or None when it lives elsewhere."""
+        """``path`` on the local file system (a regular file), or None when it lives elsewhere."""
         io_, p = self._io(path)
-        return p if isinstance(io_, LocalFileIO) else None
+        if not isinstance(io_, LocalFileIO):
+            return None
+        if os.path.lexists(p) and not os.path.isdir(p):  # a file to read: must be a regular one
+            self._file(path)
+        return p
 
 
 def local_path(file_io: FileIO, path: str) -> str | None:
