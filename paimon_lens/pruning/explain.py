@@ -162,7 +162,9 @@ class ExplainReport:
             "index_location": f.index_location,
             "partition_keep": f.partition_keep, "bucket_keep": f.bucket_keep, "stats_keep": f.stats_keep,
             "stats_used": f.stats_used, "index_result": f.index_result, "index_result_kind": f.index_kind,
-            "index_positions": (list(f.index_positions) if positions and f.index_positions is not None else None),
+            "index_positions": (list(f.index_positions) if positions and f.index_positions is not None
+                                and (not f.index_positions or f.index_positions.max() < f.row_count)
+                                else None),  # a corrupt index's positions beyond the file are not listed
             "planned": f.planned, "read": f.read, "deleted_rows": f.deleted_rows,
             "rows_after_dv": f.rows_after_dv, "stage": f.stage or None, "reason": f.reason,
             "flags": list(f.flags), "error": f.error, "branch": f.branch,
@@ -354,6 +356,7 @@ def _verdicts(table: Table, predicate: Predicate, text: str, decisions: dict[str
         group = groups.get(f.file_name)
         stage, reason = d.stage, d.reason
         read, rows = False, 0
+        index_rows_error: str | None = None
         if d.planned:
             # the reader's file-index skip over a merged row-range group is not modelled: read whole
             result = d.index if index_enabled and (group is None or not group.merged) else None
@@ -361,9 +364,14 @@ def _verdicts(table: Table, predicate: Predicate, text: str, decisions: dict[str
                 result = None  # 0.9: the reader consults external index files only
             if table.is_primary_key_table and not rules.pk_file_index:
                 result = None  # 0.9: no file index on primary-key tables
+            if (isinstance(result, BitmapIndexResult) and result.bitmap
+                    and result.bitmap.max() >= lf.entry.file.row_count):
+                index_rows_error = (f"index selects row {result.bitmap.max()} of a file with "
+                                    f"{lf.entry.file.row_count} rows (corrupt index): its row selection is ignored")
+                result = None
             read, rows, stage, reason = _read_stage(d, lf, result, dv, rules.read_embedded_index)
         flags: list[str] = []
-        errors: list[str] = []
+        errors: list[str] = [index_rows_error] if index_rows_error else []
         state = getattr(d.index_state, "computed", None)  # errors of answers already computed only
         if state is not None and state[1] is not None:
             errors.append(f"index could not be read ({state[1]}): counted as REMAIN, it cannot rule the file out")

@@ -61,3 +61,36 @@ def test_directory_in_place_of_a_data_file(events: Path) -> None:
     r = pl.open_table(str(events)).explain("id > 0", truth=True)
     bad = next(f for f in r.files if f.file_name == lf.entry.file.file_name)
     assert bad.error and "a directory" in bad.error
+
+
+def test_bitmap_index_claiming_too_many_rows(events: Path) -> None:
+    """A bitmap index whose header claims 2^31 - 1 rows (the file has a few): a NOT EQUAL flips over
+    the claimed rows. The selection is refused as corrupt, not believed (no 2-billion-row funnel)."""
+    import struct
+
+    from paimon_lens.formats.file_index import FileIndexFormatReader
+    from tests.conftest import rewrite_avro
+
+    t = pl.open_table(str(events))
+    lf = next(f for f in t.live_files() if f.entry.file.embedded_index is not None)
+    layout = FileIndexFormatReader(lf.entry.file.embedded_index, "test").layout
+    start = next(i.start for c in layout.columns if c.column == "country" for i in c.indexes
+                 if i.index_type == "bitmap")
+    data = bytearray(lf.entry.file.embedded_index)
+    assert data[start] in (1, 2)  # bitmap version byte, then the row count
+    data[start + 1:start + 5] = struct.pack(">i", 2**31 - 1)
+
+    def change(r: dict) -> None:  # type: ignore[type-arg]
+        if r["_FILE"]["_FILE_NAME"] == lf.entry.file.file_name:
+            r["_FILE"]["_EMBEDDED_FILE_INDEX"] = bytes(data)
+
+    for m in (events / "manifest").glob("manifest-*"):
+        if not m.name.startswith("manifest-list"):
+            rewrite_avro(m, change)
+    r = pl.open_table(str(events)).explain("country <> 'XX'")
+    assert r.summary()["rows_after_dv"] <= sum(f.row_count for f in r.files)
+    verdict = next(f for f in r.files if f.file_name == lf.entry.file.file_name)
+    assert verdict.read and verdict.error and "corrupt index" in verdict.error
+    doc = r.to_dict(positions=True)
+    rec = next(x for x in doc["files"] if x["file_name"] == lf.entry.file.file_name)
+    assert rec["index_positions"] is None and rec["error"]
