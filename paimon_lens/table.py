@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .engines.base import Engine
+    from .pruning.versions import PaimonRules
 
 T = TypeVar("T")
 
@@ -155,7 +156,7 @@ class Table:
         return branch_names(self.file_io.list_names(self.file_io.join(self.path, "branch")))
 
     @property
-    def rules(self) -> Any:
+    def rules(self) -> PaimonRules:
         """The :class:`~paimon_lens.pruning.versions.PaimonRules` of :attr:`paimon_version`."""
         from .pruning.versions import rules_for
 
@@ -292,13 +293,9 @@ class Table:
         f = entry.file
         if f.external_path:
             return f.external_path
-        return f"{self._path_prefix(entry.bucket, partition)}/{f.file_name}"
+        return f"{self.bucket_path(entry.bucket, partition)}/{f.file_name}"
 
     def bucket_path(self, bucket: int, partition: dict[str, Any]) -> str:
-        """The directory of a partition's bucket, relative to the table directory."""
-        return self._path_prefix(bucket, partition)
-
-    def _path_prefix(self, bucket: int, partition: dict[str, Any]) -> str:
         """The directory of a partition's bucket, relative to the table directory."""
         part = partition_path(list(partition.values()), self.schema.partition_fields, self.schema.options)
         root = self.schema.options.get("data-file.path-directory")
@@ -318,7 +315,7 @@ class Table:
         else:
             prefix = prefixes.get((entry.partition, entry.bucket))
             if prefix is None:
-                prefix = prefixes[(entry.partition, entry.bucket)] = self._path_prefix(entry.bucket, partition)
+                prefix = prefixes[(entry.partition, entry.bucket)] = self.bucket_path(entry.bucket, partition)
             path = f"{prefix}/{f.file_name}"
         try:
             file_schema = self.schema_manager.schema(f.schema_id)
@@ -437,16 +434,19 @@ class Table:
         """Which files ``where`` makes Paimon read and why; see :func:`paimon_lens.pruning.explain.explain`."""
         from .pruning.fallback import with_fallback
 
+        return with_fallback(self, self.explain_branch(where, truth=truth, index_enabled=index_enabled),
+                             truth=truth, index_enabled=index_enabled)
+
+    def explain_branch(self, where: Any, *, truth: bool = False, index_enabled: bool = True) -> Any:
+        """:meth:`explain` of this branch's files alone (``scan.fallback-branch`` not followed, as
+        Paimon reads a fallback branch itself)."""
         if self.engine.distributed:
             from .distributed import explain as explain_on
 
-            report = explain_on(self.engine, self, where, truth=truth, index_enabled=index_enabled)
-        else:
-            from .pruning.explain import explain
+            return explain_on(self.engine, self, where, truth=truth, index_enabled=index_enabled)
+        from .pruning.explain import explain
 
-            report = explain(self, where, truth=truth, index_enabled=index_enabled)
-        return with_fallback(self, report, truth=truth, index_enabled=index_enabled,
-                             filter_complete_partitions=self.rules.fallback_filtered_partitions)
+        return explain(self, where, truth=truth, index_enabled=index_enabled)
 
     def explain_many(self, wheres: Sequence[Any], *, truth: bool = False, index_enabled: bool = True) -> list[Any]:
         """:meth:`explain` of each predicate (one distributed run on a distributed engine)."""
@@ -454,9 +454,8 @@ class Table:
             from .distributed import explain_many
             from .pruning.fallback import with_fallback
 
-            return [with_fallback(self, r, truth=truth, index_enabled=index_enabled,
-                                  filter_complete_partitions=self.rules.fallback_filtered_partitions)
-                    for r in explain_many(self.engine, self, wheres, truth=truth, index_enabled=index_enabled)]
+            reports = explain_many(self.engine, self, wheres, truth=truth, index_enabled=index_enabled)
+            return [with_fallback(self, r, truth=truth, index_enabled=index_enabled) for r in reports]
         return [self.explain(w, truth=truth, index_enabled=index_enabled) for w in wheres]
 
     def deletion_vector_infos(self) -> list[Any]:

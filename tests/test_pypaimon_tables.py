@@ -201,3 +201,21 @@ def test_recommend_and_report(oracle_path: Path) -> None:
     for w in wheres:
         bound = parse_where(w, t.schema.fields)
         assert t.explain(bound, truth=True).summary() == t.explain(w, truth=True).summary(), w
+
+
+def test_fallback_branch_is_read_without_its_own_fallback(tmp_path: Path) -> None:
+    """Paimon reads the fallback branch as a plain table: a fallback option of its own is not followed."""
+    import json
+    import shutil
+
+    o = load_json(PYPAIMON / "oracle_branch_fallback.json")
+    copy = tmp_path / "branch_fallback"
+    shutil.copytree(PYPAIMON / "warehouse" / "db.db" / "branch_fallback", copy)
+    for schema_file in (copy / "branch" / "branch-b" / "schema").iterdir():
+        doc = json.loads(schema_file.read_text())
+        doc["options"]["scan.fallback-branch"] = "zzz"
+        schema_file.write_text(json.dumps(doc))
+    r = pl.open_table(str(copy)).explain("v > 0", truth=True)
+    assert not [n for n in r.notes if "zzz" in n]
+    want = next(p for p in o["fallback"]["predicates_java_semantics"] if p["sql"] == "dt > '2024-01-31'")
+    assert pl.open_table(str(copy)).explain(want["sql"], truth=True).summary()["matching_rows"] == want["rows_truth"]

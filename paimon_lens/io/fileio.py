@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import stat
 from typing import Protocol
 
 from ..errors import PaimonLensError
@@ -222,20 +223,10 @@ class TableFileIO:
         return io_
 
     def _file(self, path: str) -> tuple[FileIO, str]:
-        """The FileIO and path of a file to read; a local one must be a regular file (checked
-        without opening it: a FIFO would block, a device such as ``/dev/zero`` never ends)."""
+        """The FileIO and path of a file to read (a local one checked by :func:`_regular_file`)."""
         io_, p = self._io(path)
         if isinstance(io_, LocalFileIO):
-            import stat
-
-            mode = os.stat(p).st_mode  # follows symlinks: a link to /dev/zero is a device
-            if not stat.S_ISREG(mode):
-                from ..errors import CorruptFileError
-
-                kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
-                        else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket or other")
-                raise CorruptFileError(path, None, "file type", "a regular file", kind,
-                                       detail="refused: not read")
+            _regular_file(path, os.stat(p).st_mode)
         return io_, p
 
     def read_bytes(self, path: str) -> bytes:
@@ -271,19 +262,31 @@ class TableFileIO:
                 start = i
         return self.base.join(*parts[start:]) if len(parts) - start > 1 else parts[start]
 
-    @property
-    def is_local(self) -> bool:
-        """Whether the table's own file system is the local one."""
-        return isinstance(self.base, LocalFileIO)
-
     def local_path(self, path: str) -> str | None:
-        """``path`` on the local file system (a regular file), or None when it lives elsewhere."""
+        """``path`` on the local file system (a directory or a regular file), or None when it lives
+        elsewhere."""
         io_, p = self._io(path)
         if not isinstance(io_, LocalFileIO):
             return None
-        if os.path.lexists(p) and not os.path.isdir(p):  # a file to read: must be a regular one
-            self._file(path)
+        try:
+            mode = os.stat(p).st_mode
+        except OSError:
+            return p  # missing: the caller's open says so
+        if not stat.S_ISDIR(mode):
+            _regular_file(path, mode)
         return p
+
+
+def _regular_file(path: str, mode: int) -> None:
+    """Refuse a local file that is not a regular one, before anything opens it: a FIFO would block,
+    a device such as ``/dev/zero`` never ends (``os.stat`` follows symlinks to them)."""
+    if stat.S_ISREG(mode):
+        return
+    from ..errors import CorruptFileError
+
+    kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket or other")
+    raise CorruptFileError(path, None, "file type", "a regular file", kind, detail="refused: not read")
 
 
 def local_path(file_io: FileIO, path: str) -> str | None:

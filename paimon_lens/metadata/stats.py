@@ -104,7 +104,7 @@ class StatsLayout:
         in_file: per target field, whether the file's schema has the field (by id).
     """
 
-    __slots__ = ("casts", "decoders", "error", "field_labels", "in_file", "slots", "stored", "type_changes")
+    __slots__ = ("bounds_lost", "casts", "decoders", "error", "field_labels", "in_file", "slots", "stored")
 
     def __init__(self, meta: DataFileMeta, file_schema: TableSchema, target_fields: Sequence[DataField]) -> None:
         self.error: str | None = None
@@ -121,14 +121,14 @@ class StatsLayout:
         # a column whose type changed since the file was written: min/max cast to the current type
         # when they stay bounds, else unknown (and the planner does not test them either)
         self.casts: list[Cast | None] = [None] * len(target_fields)
-        self.type_changes: dict[int, str] = {}
+        self.bounds_lost: set[int] = set()
         for i, (t, slot) in enumerate(zip(target_fields, self.slots)):
             if slot is None:
                 continue
             old = self.stored[slot].type
             keep, cast = stats_cast(old, t.type)
             if not keep:
-                self.type_changes[i] = f"{t.name}: {old} in the file, {t.type} now"
+                self.bounds_lost.add(i)
             self.casts[i] = cast
 
     @staticmethod
@@ -186,7 +186,7 @@ class FileStats(Sequence[ColumnStats]):
         assert rows is not None
         counts = self._meta.value_stats.null_counts
         nc = counts[pos] if counts is not None and pos < len(counts) else None
-        if i in layout.type_changes:  # min/max are not bounds in the current type: null counts only
+        if i in layout.bounds_lost:  # min/max are not bounds in the current type: null counts only
             stats = _new(ColumnStats)
             stats.__dict__.update(min=None, max=None, null_count=nc)
             return stats

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .compare import row_test
 from .scan import partition_filter
+from .versions import rules_of
 
 if TYPE_CHECKING:
     from ..table import Table
@@ -40,13 +41,9 @@ def _key(partition: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted(partition.items()))
 
 
-def with_fallback(table: Table, report: ExplainReport, *, truth: bool, index_enabled: bool,
-                  filter_complete_partitions: bool = False) -> ExplainReport:
-    """``report`` of ``table`` plus the files its fallback branch contributes (unchanged without one).
-
-    ``filter_complete_partitions``: Paimon 0.9 - 1.3 rule (the table's partitions are those of its
-    planned files); default: the 1.4 / 2.0 rule (partitions matching the partition filter).
-    """
+def with_fallback(table: Table, report: ExplainReport, *, truth: bool, index_enabled: bool) -> ExplainReport:
+    """``report`` of ``table`` plus the files its fallback branch contributes (unchanged without one),
+    by the rule of ``table.paimon_version`` (see the module docstring)."""
     name = fallback_branch(table)
     if name is None:
         return report
@@ -55,14 +52,15 @@ def with_fallback(table: Table, report: ExplainReport, *, truth: bool, index_ena
                             "table alone (and logs an error)")
         return report
     fallback = table.on_branch(name)
-    part_filter = partition_filter(table, report.predicate)
-    if filter_complete_partitions:
+    if rules_of(table).fallback_filtered_partitions:  # 0.9 - 1.3: partitions of the planned files
         complete = {_key(f.partition) for f in report.files if f.planned}
     else:
+        part_filter = partition_filter(table, report.predicate)
         complete = {_key(lf.partition) for lf in table.live_files()
                     if part_filter is None or row_test(part_filter, lf.partition)}
-    # the branch binds the predicate to its own schema, from the predicate's SQL text
-    other = fallback.explain(report.predicate.sql(), truth=truth, index_enabled=index_enabled)
+    # the branch binds the predicate to its own schema, from the predicate's SQL text; Paimon reads
+    # the fallback branch without following a fallback option of its own
+    other = fallback.explain_branch(report.predicate.sql(), truth=truth, index_enabled=index_enabled)
     added = []
     for f in other.files:
         if _key(f.partition) in complete:
