@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap, BitMap64
 
-from .errors import PaimonLensError
+from .errors import CorruptFileError, PaimonLensError
 from .formats.deletion_vector import read_deletion_vector
 from .formats.hash_index import HashIndex, read_hash_index
+from .io.fileio import read_file
 from .metadata.manifest import IndexFileMeta
 
 if TYPE_CHECKING:
@@ -66,8 +67,9 @@ def index_file_path(table: Table, entry: IndexFileMeta) -> str:
     return f"index/{entry.file_name}"
 
 
-def _read(table: Table, relative: str) -> bytes:
-    return table.file_io.read_bytes(table.file_io.join(table.path, relative))
+def _read(table: Table, relative: str, size: int) -> bytes:
+    """The bytes of an index file, which must have the ``_FILE_SIZE`` its index-manifest entry records."""
+    return read_file(table.file_io, table.file_io.join(table.path, relative), size)
 
 
 def table_deletion_vectors(table: Table) -> list[DeletionVectorInfo]:
@@ -83,7 +85,7 @@ def table_deletion_vectors(table: Table) -> list[DeletionVectorInfo]:
         data: bytes | None = None
         read_error: str | None = None
         try:
-            data = _read(table, rel)
+            data = _read(table, rel, e.file_size)
         except (OSError, PaimonLensError) as ex:
             read_error = f"{rel}: {ex}"
         path = table.file_io.join(table.path, rel)
@@ -102,8 +104,23 @@ def table_deletion_vectors(table: Table) -> list[DeletionVectorInfo]:
                                               str(ex)))
                 continue
             out.append(DeletionVectorInfo(part, e.bucket, dv.data_file, rel, dv.offset, dv.length, dv.cardinality,
-                                          v.kind, v.cardinality, v.positions, v.crc_ok, rows, read_error))
+                                          v.kind, v.cardinality, v.positions, v.crc_ok, rows,
+                                          _disagreement(path, dv.offset, dv.cardinality, v.cardinality, v.positions,
+                                                        rows)))
     return out
+
+
+def _disagreement(path: str, offset: int, stored: int | None, cardinality: int, positions: BitMap | BitMap64,
+                  rows: int | None) -> str | None:
+    """Why a decoded deletion vector cannot be believed: its cardinality differs from the one the
+    index manifest records, or it deletes rows the data file does not have (None when it agrees)."""
+    if stored is not None and stored != cardinality:
+        return str(CorruptFileError(path, offset, "deletion_vector cardinality", f"{stored} (index manifest)",
+                                    cardinality, detail="the vector deletes another number of rows than recorded"))
+    if rows is not None and cardinality and positions.max() >= rows:
+        return str(CorruptFileError(path, offset, "deletion_vector positions", f"0..{rows - 1} (the data file's rows)",
+                                    positions.max(), detail="the vector deletes rows the data file does not have"))
+    return None
 
 
 @dataclass(frozen=True)
@@ -128,7 +145,7 @@ def table_hash_index(table: Table) -> list[HashIndexInfo]:
         rel = index_file_path(table, e)
         part = table.decode_partition(e.partition, f"{table.manifest_dir}/{e.manifest} _PARTITION")
         try:
-            idx = read_hash_index(_read(table, rel), table.file_io.join(table.path, rel), e.row_count)
+            idx = read_hash_index(_read(table, rel, e.file_size), table.file_io.join(table.path, rel), e.row_count)
             out.append(HashIndexInfo(part, e.bucket, rel, e.row_count, e.file_size, idx))
         except (OSError, PaimonLensError) as ex:
             out.append(HashIndexInfo(part, e.bucket, rel, e.row_count, e.file_size, None, str(ex)))

@@ -108,12 +108,12 @@ def _chunks(n: int, parts: int) -> list[range]:
 
 # ---- manifests ------------------------------------------------------------------------------------
 
-def _read_manifest(file_io: FileIO, manifest_dir: str, name: str) -> list[ManifestEntry]:
-    return read_manifest(file_io, manifest_dir, name)
+def _read_manifest(file_io: FileIO, manifest_dir: str, name_size: tuple[str, int | None]) -> list[ManifestEntry]:
+    return read_manifest(file_io, manifest_dir, *name_size)
 
 
-def read_manifests(engine: Engine, table: Table, names: Sequence[str]) -> list[list[ManifestEntry]]:
-    """The entries of each manifest file in ``names``, one task per manifest."""
+def read_manifests(engine: Engine, table: Table, names: Sequence[tuple[str, int | None]]) -> list[list[ManifestEntry]]:
+    """The entries of each manifest file in ``names`` (name, recorded size), one task per manifest."""
     return engine.map(partial(_read_manifest, table.file_io, table.manifest_dir), list(names))
 
 

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .pruning.versions import PaimonRules
 
 T = TypeVar("T")
+K = TypeVar("K")
 
 PROGRESS_THRESHOLD = 64
 """Show a progress bar (tqdm.auto) when more manifests than this are read at once."""
@@ -206,7 +207,7 @@ class Table:
                      self._cache, self.progress, self.engine, self.paimon_version)
 
     # ---- reading metadata -----------------------------------------------------------------
-    def _map(self, fn: Callable[[str], T], names: Sequence[str], what: str) -> list[T]:
+    def _map(self, fn: Callable[[K], T], names: Sequence[K], what: str) -> list[T]:
         """Apply ``fn`` to each name, with a progress bar if long.
 
         Remote files are read in threads (their latency overlaps); local ones one after the
@@ -241,22 +242,25 @@ class Table:
         return (self._manifest_list(self.snapshot.base_manifest_list, "base")
                 + self._manifest_list(self.snapshot.delta_manifest_list, "delta"))
 
-    def _manifest(self, name: str) -> list[ManifestEntry]:
+    def _manifest(self, name_size: tuple[str, int | None]) -> list[ManifestEntry]:
+        name = name_size[0]
         cached = self._cache.manifests.get(name)
         if cached is None:
-            cached = read_manifest(self.file_io, self.manifest_dir, name)
+            cached = read_manifest(self.file_io, self.manifest_dir, *name_size)
             self._cache.manifests[name] = cached
         return cached
 
     def manifest_entries(self) -> list[ManifestEntry]:
         """Every entry of every manifest of the snapshot, ADD and DELETE, in order."""
-        names = [m.file_name for m in self.manifest_files()]
-        todo = [n for n in dict.fromkeys(names) if n not in self._cache.manifests]
+        metas = self.manifest_files()
+        names = [m.file_name for m in metas]
+        sizes = {m.file_name: m.file_size for m in metas}
+        todo = [(n, sizes[n]) for n in dict.fromkeys(names) if n not in self._cache.manifests]
         with gc_paused():
             if self.engine.distributed and len(todo) >= max(2, getattr(self.engine, "min_manifests", 2)):
                 from .distributed import read_manifests
 
-                self._cache.manifests.update(zip(todo, read_manifests(self.engine, self, todo)))
+                self._cache.manifests.update(zip([n for n, _ in todo], read_manifests(self.engine, self, todo)))
             else:
                 self._map(self._manifest, todo, "manifests")
         out: list[ManifestEntry] = []

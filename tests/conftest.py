@@ -32,6 +32,41 @@ def rewrite_avro(path: Path, change: Any) -> None:
         change(r)
     with open(path, "wb") as fh:
         fastavro.writer(fh, fastavro.parse_schema(schema), records, codec="zstandard")
+    if path.parent.name == "manifest" and path.name.startswith("manifest-") and "-list-" not in path.name:
+        record_manifest_size(path)
+
+
+def record_manifest_size(manifest: Path) -> None:
+    """As Paimon would after writing ``manifest``: the (Avro) manifest lists naming it record its size."""
+    import fastavro
+
+    size = manifest.stat().st_size
+    for lst in sorted(manifest.parent.glob("manifest-list-*")):
+        if lst.read_bytes()[:4] != b"Obj\x01":
+            continue
+        with open(lst, "rb") as fh:
+            names = [r["_FILE_NAME"] for r in fastavro.reader(fh)]  # type: ignore[call-overload,index]
+        if manifest.name in names:
+            rewrite_avro(lst, lambda r: r.update(_FILE_SIZE=size) if r["_FILE_NAME"] == manifest.name else None)
+
+
+class BytesFileIO:
+    """A FileIO whose every path holds the same in-memory bytes (decoding one file's bytes)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def read_bytes(self, path: str) -> bytes:
+        return self.data
+
+    def read_range(self, path: str, offset: int, length: int) -> bytes:
+        return self.data[offset:offset + length]
+
+    def size(self, path: str) -> int:
+        return len(self.data)
+
+    def join(self, *parts: str) -> str:
+        return "/".join(parts)
 
 
 def oracle_paths() -> list[Path]:

@@ -34,7 +34,7 @@ from paimon_lens.metadata.schema import SchemaManager
 from paimon_lens.metadata.stats import decode_stats, stats_fields
 from paimon_lens.predicate.model import LeafPredicate
 from paimon_lens.types import DataField, DataType, parse_type
-from tests.conftest import FIXTURES, load_json
+from tests.conftest import FIXTURES, BytesFileIO, load_json
 
 ITERATIONS = int(os.environ.get("PAIMON_LENS_FUZZ", "1000"))
 SLOW_SECONDS = 2.0
@@ -131,16 +131,8 @@ def _cases() -> list[tuple[str, Path, Callable[[bytes], None]]]:
     return cases
 
 
-class _BytesIO(LocalFileIO):
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def read_bytes(self, path: str) -> bytes:
-        return self.data
-
-
 def _decode_manifest(data: bytes, schemas: SchemaManager) -> None:
-    for e in read_manifest(_BytesIO(data), "manifest", "fuzz"):
+    for e in read_manifest(BytesFileIO(data), "manifest", "fuzz"):
         f = e.file
         try:
             schema = schemas.schema(f.schema_id)

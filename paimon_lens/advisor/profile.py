@@ -65,7 +65,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import CorruptFileError, PaimonLensError, UnsupportedError
-from ..io.fileio import local_path
+from ..io.fileio import check_size, local_path, read_file
 from ..metadata.row_ranges import is_blob_file, written_field_ids
 from ..pruning.truth import read_columns, to_internal
 from ..types import DataField, DataType, Timestamp
@@ -387,7 +387,10 @@ def read_arrow_columns(table: Table, lf: LiveFile, fields: Sequence[DataField]) 
     try:
         if fmt in ("parquet", "orc"):
             local = local_path(table.file_io, path)
-            source: Any = local if local is not None else io.BytesIO(table.file_io.read_bytes(path))
+            if local is not None:
+                check_size(table.file_io, path, lf.entry.file.file_size)
+            source: Any = local if local is not None else io.BytesIO(read_file(table.file_io, path,
+                                                                               lf.entry.file.file_size))
             if fmt == "parquet":
                 import pyarrow.parquet as pq
 

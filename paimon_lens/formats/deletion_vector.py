@@ -56,6 +56,7 @@ from typing import Literal
 from pyroaring import BitMap, BitMap64
 
 from ..errors import CorruptFileError
+from ..io.fileio import FileIO
 from ..io.reader import ByteReader
 from . import roaring
 
@@ -280,6 +281,26 @@ def read_deletion_vector(data: bytes, offset: int, length: int | None = None, bi
     return _read_blob(r, offset, length, bitmap64, strict_crc, "deletion_vector")
 
 
+def read_deletion_vector_at(file_io: FileIO, path: str, offset: int, length: int, bitmap64: bool | None = None,
+                            *, strict_crc: bool = False) -> DeletionVector:
+    """Read one deletion vector of the DV index file ``path``, reading only its version byte and the
+    blob at ``offset`` (at most ``length + 8`` bytes: a 32-bit blob's size prefix and CRC are not
+    counted in its recorded length), never the whole file.
+
+    ``length`` is the recorded length, checked as in :func:`read_deletion_vector`.
+    """
+    size = file_io.size(path)
+    head = ByteReader(file_io.read_range(path, 0, 1), path)
+    _check_version(head)
+    if offset < 1 or offset >= size:
+        raise CorruptFileError(path, min(max(offset, 0), size), "deletion_vector.offset", f"1..{size - 1}", offset,
+                               detail="offset outside the file")
+    if length < 0:
+        raise CorruptFileError(path, offset, "deletion_vector.length", "a non-negative length", length)
+    blob = file_io.read_range(path, offset, min(length + SIZE_PREFIX_BYTES + CRC_BYTES, size - offset))
+    return _read_blob(ByteReader(blob, path, base=offset), 0, length, bitmap64, strict_crc, "deletion_vector")
+
+
 _SIZE_MAGIC = struct.Struct(">ii")
 _CRC = struct.Struct(">I")
 
@@ -359,6 +380,8 @@ def _to_bitmap(positions: Positions, bitmap64: bool) -> BitMap | BitMap64:
     if isinstance(positions, (BitMap64, BitMap)):
         if len(positions) and positions.max() > limit:
             raise ValueError(f"position {positions.max()} exceeds the {width}-bit deletion-vector limit {limit}")
+        if bitmap64 and isinstance(positions, BitMap):
+            return roaring.to_bitmap64(positions)  # not position by position: a run can hold billions
         return cls(positions)
     values = list(positions)
     for p in values:
@@ -396,7 +419,7 @@ def _serialize_bitmap64_body(bm: BitMap64) -> bytes:
 def _serialize(bm: BitMap | BitMap64, bitmap64: bool) -> bytes:
     if bitmap64:
         data = struct.pack("<i", MAGIC_64) + _serialize_bitmap64_body(
-            bm if isinstance(bm, BitMap64) else BitMap64(bm))
+            bm if isinstance(bm, BitMap64) else roaring.to_bitmap64(bm))
     else:
         bm.run_optimize()
         data = struct.pack(">i", MAGIC_32) + bm.serialize()

@@ -27,6 +27,9 @@ comparisons with 0.9 results; nothing else in paimon-lens uses it.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable
+
 from pyroaring import BitMap
 
 
@@ -110,9 +113,9 @@ class BitmapIndexResult(FileIndexResult):
         """The positions not in ``deletion`` (Paimon's ``andNot``, used with deletion vectors)."""
         return BitmapIndexResult(self.bitmap - deletion)
 
-    def positions(self) -> list[int]:
-        """The positions as a sorted list."""
-        return list(self.bitmap)
+    def positions(self, limit: int | None = None) -> list[int]:
+        """The positions as a sorted list (the first ``limit`` only, when given)."""
+        return first_positions(self.bitmap, limit)[0]
 
     def __repr__(self) -> str:
         return f"BITMAP({len(self.bitmap)} rows)"
@@ -133,3 +136,12 @@ def or_paimon_09(left: FileIndexResult, right: FileIndexResult) -> FileIndexResu
     if isinstance(left, BitmapIndexResult) and not isinstance(right, BitmapIndexResult):
         return left if right.remain() else SKIP
     return left.or_(right)
+
+
+def first_positions(bitmap: Iterable[int], limit: int | None) -> tuple[list[int], bool]:
+    """The first ``limit`` positions of ``bitmap`` (all when ``limit`` is None), ascending, and whether
+    some were left out. Taken lazily: a compact bitmap of billions of positions is never expanded."""
+    if limit is None:
+        return list(bitmap), False
+    head = list(itertools.islice(bitmap, limit + 1))
+    return head[:limit], len(head) > limit

@@ -25,7 +25,7 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING, TypeVar
 
-from pyroaring import BitMap, FrozenBitMap
+from pyroaring import BitMap, BitMap64, FrozenBitMap
 
 from ..errors import CorruptFileError
 from ..io.reader import ByteReader
@@ -326,3 +326,21 @@ def portable_cardinalities(data: bytes, starts: npt.NDArray[np.int64], lengths: 
     ok[g] = good
     counts[~ok] = 0
     return counts, ok
+
+
+def to_bitmap64(bitmap: BitMap) -> BitMap64:
+    """``bitmap`` as a 64-bit bitmap (high key 0), without iterating its positions."""
+    if not bitmap:
+        return BitMap64()
+    return BitMap64.deserialize(struct.pack("<QI", 1, 0) + bitmap.serialize())
+
+
+def to_bitmap32(bitmap: BitMap64) -> BitMap | None:
+    """``bitmap`` as a 32-bit bitmap, without iterating its positions; None when a position does not
+    fit 32 bits."""
+    if not bitmap:
+        return BitMap()
+    if bitmap.max() >= 1 << 32:
+        return None
+    data = bitmap.serialize()  # count:u64 LE = 1, key:u32 LE = 0, then one portable Roaring32 bitmap
+    return BitMap.deserialize(data[12:])

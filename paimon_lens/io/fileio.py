@@ -43,13 +43,15 @@ class FileIO(Protocol):
 
 
 class LocalFileIO:
-    """The local file system."""
+    """The local file system. Only regular files are opened (see :func:`_regular_file`)."""
 
     def read_bytes(self, path: str) -> bytes:
+        _regular_file(path, os.stat(path).st_mode)
         with open(path, "rb") as f:
             return f.read()
 
     def read_range(self, path: str, offset: int, length: int) -> bytes:
+        _regular_file(path, os.stat(path).st_mode)
         with open(path, "rb") as f:
             f.seek(offset)
             return f.read(length)
@@ -64,7 +66,9 @@ class LocalFileIO:
             return []
 
     def size(self, path: str) -> int:
-        return os.path.getsize(path)
+        st = os.stat(path)
+        _regular_file(path, st.st_mode)
+        return st.st_size
 
     def join(self, *parts: str) -> str:
         return os.path.join(*parts)
@@ -222,21 +226,14 @@ class TableFileIO:
                                                                                             self.storage_options)
         return io_
 
-    def _file(self, path: str) -> tuple[FileIO, str]:
-        """The FileIO and path of a file to read (a local one checked by :func:`_regular_file`)."""
-        io_, p = self._io(path)
-        if isinstance(io_, LocalFileIO):
-            _regular_file(path, os.stat(p).st_mode)
-        return io_, p
-
     def read_bytes(self, path: str) -> bytes:
         """The whole content of ``path`` (a regular file)."""
-        io_, p = self._file(path)
+        io_, p = self._io(path)
         return io_.read_bytes(p)
 
     def read_range(self, path: str, offset: int, length: int) -> bytes:
         """``length`` bytes of ``path`` from ``offset``."""
-        io_, p = self._file(path)
+        io_, p = self._io(path)
         return io_.read_range(p, offset, length)
 
     def exists(self, path: str) -> bool:
@@ -287,6 +284,50 @@ def _regular_file(path: str, mode: int) -> None:
     kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
             else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket or other")
     raise CorruptFileError(path, None, "file type", "a regular file", kind, detail="refused: not read")
+
+
+#: Largest file read whose size no metadata records (snapshot and schema JSON, manifest lists, index
+#: manifests, files named on the command line): a bigger one is refused, not read.
+MAX_UNRECORDED_BYTES = 1 << 30
+#: Largest snapshot or schema JSON file read.
+MAX_JSON_BYTES = 64 << 20
+
+
+def check_size(file_io: FileIO, path: str, size: int | None, field: str = "_FILE_SIZE",
+               limit: int = MAX_UNRECORDED_BYTES) -> int:
+    """The size of ``path``: :class:`CorruptFileError` when it is larger than the ``size`` its
+    metadata ``field`` records (or, when none is recorded, than ``limit``). A smaller file is read:
+    its decoder says where it ends too soon."""
+    from ..errors import CorruptFileError
+
+    actual = file_io.size(path)
+    if size is not None and actual > size:
+        raise CorruptFileError(path, None, field, f"{size} bytes", f"{actual} bytes",
+                               detail="the file is larger than its metadata records; not read")
+    if size is None and actual > limit:
+        raise CorruptFileError(path, None, "file size", f"at most {limit} bytes", f"{actual} bytes",
+                               detail="larger than any such file can be; not read")
+    return actual
+
+
+def read_file(file_io: FileIO, path: str, size: int | None = None, field: str = "_FILE_SIZE",
+              limit: int = MAX_UNRECORDED_BYTES) -> bytes:
+    """The bytes of file ``path``, never more than its metadata says it holds.
+
+    Args:
+        size: the size the metadata records (a manifest's ``_FILE_SIZE`` ...); a file of any other
+            size is a :class:`CorruptFileError` naming ``field``, and is not read.
+        field: the metadata field ``size`` comes from, for the error.
+        limit: without a recorded size, a larger file is refused.
+    """
+    from ..errors import CorruptFileError
+
+    actual = check_size(file_io, path, size, field, limit)
+    data = file_io.read_range(path, 0, actual)
+    if len(data) != actual:
+        raise CorruptFileError(path, len(data), "file", f"{actual} bytes", f"{len(data)} bytes",
+                               detail="the file changed while it was read")
+    return data
 
 
 def local_path(file_io: FileIO, path: str) -> str | None:

@@ -263,10 +263,10 @@ def read_manifest_list(file_io: FileIO, manifest_dir: str, name: str, list_kind:
         raise _wrap(path, "manifest list record", e) from None
 
 
-def read_manifest(file_io: FileIO, manifest_dir: str, name: str) -> list[ManifestEntry]:
-    """Entries of manifest file ``name``."""
+def read_manifest(file_io: FileIO, manifest_dir: str, name: str, size: int | None = None) -> list[ManifestEntry]:
+    """Entries of manifest file ``name`` (``size``: its ``_FILE_SIZE`` in the manifest list)."""
     path = file_io.join(manifest_dir, name)
-    records, _ = read_meta_file(file_io, path, "manifest", MANIFEST_KINDS)
+    records, _ = read_meta_file(file_io, path, "manifest", MANIFEST_KINDS, size)
     try:
         entries = [_entry(r["_KIND"], r["_PARTITION"], r["_BUCKET"], r["_TOTAL_BUCKETS"],
                           DataFileMeta.from_record(r["_FILE"]), name)

@@ -20,7 +20,7 @@ import io
 from typing import Any
 
 from ..errors import CorruptFileError, PaimonLensError
-from ..io.fileio import FileIO
+from ..io.fileio import FileIO, read_file
 from .avro import AVRO_MAGIC, decode_avro
 
 ORC_MAGIC = b"ORC"
@@ -45,20 +45,21 @@ Kinds = dict[str, Any]
 (a nested dict for a record); fields a writer did not write are simply absent."""
 
 
-def read_meta_file(file_io: FileIO, path: str, field: str,
-                   expected: Kinds | None = None) -> tuple[list[dict[str, Any]], str]:
+def read_meta_file(file_io: FileIO, path: str, field: str, expected: Kinds | None = None,
+                   size: int | None = None) -> tuple[list[dict[str, Any]], str]:
     """All records of metadata file ``path`` and its format (``avro``, ``orc`` or ``parquet``).
 
     ``expected``: the kinds of the fields Paimon writes; a field the file declares with another
     type (a manifest whose fields have the right names but the wrong types) is an error naming it,
-    checked once per file from its schema.
+    checked once per file from its schema. ``size``: the file's size as the manifest list records
+    it (``_FILE_SIZE``); a file of another size is not read.
 
     Raises :class:`CorruptFileError` naming the file, the byte offset and the part being read
     when the file is not one of the three formats, cannot be decoded or declares a field with the
     wrong type, and :class:`PaimonLensError` when it does not exist.
     """
     try:
-        data = file_io.read_bytes(path)
+        data = read_file(file_io, path, size)
     except FileNotFoundError:
         raise PaimonLensError(f"{field} file {path} does not exist (was it removed by expiration?)") from None
     fmt = detect_format(data)

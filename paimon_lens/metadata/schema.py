@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CorruptFileError, TableNotFoundError
-from ..io.fileio import FileIO
+from ..io.fileio import MAX_JSON_BYTES, FileIO, read_file
 from ..types import DataField, field_from_json
 from .paths import MAIN_BRANCH, branch_root
 
@@ -113,7 +113,7 @@ class SchemaManager:
             path = self.file_io.join(self.schema_dir, f"schema-{schema_id}")
             if not self.file_io.exists(path):
                 raise TableNotFoundError(f"schema file {path} does not exist")
-            raw = self.file_io.read_bytes(path)
+            raw = read_file(self.file_io, path, limit=MAX_JSON_BYTES)
             try:
                 obj = json.loads(raw)
             except ValueError as e:

@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import CorruptFileError, SnapshotNotFoundError
-from ..io.fileio import FileIO
+from ..errors import CorruptFileError, PaimonLensError, SnapshotNotFoundError
+from ..io.fileio import MAX_JSON_BYTES, FileIO, read_file
 from .paths import MAIN_BRANCH, branch_root
 
 
@@ -92,7 +92,7 @@ class SnapshotManager:
         return self._ids
 
     def _read(self, path: str, tag: str | None = None) -> Snapshot:
-        raw = self.file_io.read_bytes(path)
+        raw = read_file(self.file_io, path, limit=MAX_JSON_BYTES)
         try:
             obj = json.loads(raw)
         except ValueError as e:
@@ -116,9 +116,9 @@ class SnapshotManager:
     def _hint(self, name: str) -> int | None:
         path = self.file_io.join(self.snapshot_dir, name)
         try:
-            text = self.file_io.read_bytes(path).decode("ascii").strip()
+            text = read_file(self.file_io, path, limit=64).decode("ascii").strip()
             return int(text)
-        except (OSError, ValueError, UnicodeDecodeError):
+        except (OSError, ValueError, UnicodeDecodeError, PaimonLensError):
             return None
 
     def latest_id(self) -> int | None:

@@ -24,7 +24,7 @@ from typing import Literal
 from ..types import EPOCH_DATE, DataField, Timestamp
 from .bind import BindError, FieldRef, Lit, cast_literal, in_predicate, like_predicate, resolve_field
 from .model import Predicate, and_, leaves, or_
-from .parser import PredicateError, _expansion, _flatten, parse_where
+from .parser import PredicateError, _expansion, _flatten, check_unicode, parse_where
 
 __all__ = ["Col", "Expr", "Value", "bind", "col"]
 
@@ -49,6 +49,7 @@ def _lit(value: Value) -> Lit:
     if isinstance(value, Decimal):
         return Lit("decimal", value, text)
     if isinstance(value, str):
+        check_unicode(value, text)
         return Lit("string", value, text)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return Lit("binary", bytes(value), text)

@@ -135,6 +135,7 @@ def parse_where(
             and its line/column.
     """
     expansion = _expansion(paimon_in_expansion)
+    check_unicode(sql, sql)
     text = sql
     m = _WHERE.match(text)
     if m:
@@ -155,6 +156,17 @@ def parse_where(
                              f"{MAX_DEPTH} levels)", sql, sql[:80] + ("..." if len(sql) > 80 else ""),
                              hint="flatten it: Paimon's own predicate visitors recurse as well")
     return pred
+
+
+def check_unicode(text: str, sql: str) -> None:
+    """Raise :class:`PredicateError` when ``text`` (a condition or a literal of it) is not valid
+    Unicode: a lone surrogate (``'\\ud800'``) has no UTF-8 bytes, so no Paimon string equals it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise PredicateError(f"not valid Unicode: lone surrogate U+{ord(text[e.start]):04X}", sql,
+                             text[e.start], e.start if text is sql else None,
+                             hint="strings in Paimon are UTF-8: write the character itself") from None
 
 
 MAX_DEPTH = 200

@@ -117,11 +117,20 @@ def _read_where_file(path: str) -> list[str]:
     return [q.where for q in read_workload(path)]
 
 
-def _result_record(result: Any) -> dict[str, Any]:
+def _positions(rec: dict[str, Any], bitmap: Any, limit: int | None) -> dict[str, Any]:
+    """``rec`` with ``positions`` (at most ``limit``), ``positions_count`` and ``positions_truncated``."""
+    from ..formats.result import first_positions
+
+    rec["positions"], rec["positions_truncated"] = first_positions(bitmap, limit)
+    rec["positions_count"] = len(bitmap)
+    return rec
+
+
+def _result_record(result: Any, limit: int | None) -> dict[str, Any]:
     from ..formats.result import BitmapIndexResult
 
     if isinstance(result, BitmapIndexResult):
-        return {"result": "BITMAP", "positions": result.positions(), "remain": result.remain()}
+        return _positions({"result": "BITMAP", "remain": result.remain()}, result.bitmap, limit)
     return {"result": result.kind, "positions": None, "remain": result.remain()}
 
 
@@ -141,7 +150,7 @@ def cmd_probe(args: argparse.Namespace, out: Any) -> int:
     results: list[dict[str, Any]] = []
     for sql in sqls:
         try:
-            rec = {"where": sql, **_result_record(evaluator.evaluate(parse_where(sql, fields)))}
+            rec = {"where": sql, **_result_record(evaluator.evaluate(parse_where(sql, fields)), _limit(args))}
         except PaimonLensError as e:
             if args.where is not None:
                 raise
@@ -154,8 +163,8 @@ def cmd_probe(args: argparse.Namespace, out: Any) -> int:
     else:
         for r in results:
             pos = r["positions"]
-            shown = "" if pos is None else f" {len(pos)} rows: " + ", ".join(map(str, pos[:20])) + (
-                " ..." if len(pos) > 20 else "")
+            shown = "" if pos is None else f" {r['positions_count']} rows: " + ", ".join(map(str, pos[:20])) + (
+                " ..." if r["positions_count"] > 20 else "")
             note = f"  ({r['error']})" if "error" in r else ""
             out.write(f"{r['result']:<6}{shown}  <- {r['where']}{note}\n")
     return 0
@@ -178,7 +187,7 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
             docs.append({"where": sql, "error": str(e), "files": [], "summary": {}})
             continue
         reports.append(report)
-        docs.append(report.to_dict(positions=args.positions))
+        docs.append(report.to_dict(positions=args.positions, max_positions=_limit(args)))
     if args.format == "json":
         doc = docs[0] if args.where is not None else {"table": table.path, "branch": table.branch,
                                                       "paimon_version": table.paimon_version,
@@ -222,26 +231,33 @@ def _explain_exit_code(reports: Sequence[Any], docs: Sequence[dict[str, Any]]) -
     return 1 if partial else 0
 
 
-def _dv_record(v: Any, positions: bool = True) -> dict[str, Any]:
+def _dv_record(v: Any, limit: int | None) -> dict[str, Any]:
     rec: dict[str, Any] = {"offset": v.offset, "length": v.length, "kind": v.kind, "cardinality": v.cardinality,
                            "crc_ok": v.crc_ok, "crc_stored": v.crc_stored, "crc_computed": v.crc_computed}
-    if positions:
-        rec["positions"] = v.to_list()
-    return rec
+    return _positions(rec, v.positions, limit)
+
+
+#: Row positions listed per bitmap by default: a compact bitmap can hold billions.
+MAX_POSITIONS = 1_000_000
+
+
+def _limit(args: argparse.Namespace) -> int | None:
+    """``--max-positions`` (0: no limit)."""
+    return args.max_positions or None
 
 
 def cmd_dv(args: argparse.Namespace, out: Any) -> int:
     """``dv``: decode one deletion vector of a DV index file, or all of them."""
-    from ..formats.deletion_vector import read_deletion_vector, read_dv_index_file
-    from ..io.fileio import get_file_io
+    from ..formats.deletion_vector import read_deletion_vector_at, read_dv_index_file
+    from ..io.fileio import get_file_io, read_file
 
-    data = get_file_io(args.file).read_bytes(args.file)
+    file_io = get_file_io(args.file)
     bitmap64 = True if args.bitmap64 else None
     if (args.offset is None) != (args.length is None):
         raise PaimonLensError("give both --offset and --length, or neither")
     if args.offset is not None:
-        v = read_deletion_vector(data, args.offset, args.length, bitmap64, args.file)
-        doc: dict[str, Any] = _dv_record(v)
+        v = read_deletion_vector_at(file_io, args.file, args.offset, args.length, bitmap64)
+        doc: dict[str, Any] = _dv_record(v, _limit(args))
         if args.format == "json":
             json.dump(doc, out)
             out.write("\n")
@@ -251,9 +267,9 @@ def cmd_dv(args: argparse.Namespace, out: Any) -> int:
             shown = doc["positions"][:50]
             out.write("positions: " + ", ".join(map(str, shown)) + (" ..." if v.cardinality > 50 else "") + "\n")
         return 0 if v.crc_ok else 1
-    vectors = read_dv_index_file(data, args.file, bitmap64=bitmap64)
+    vectors = read_dv_index_file(read_file(file_io, args.file), args.file, bitmap64=bitmap64)
     if args.format == "json":
-        json.dump({"file": args.file, "deletion_vectors": [_dv_record(v) for v in vectors]}, out)
+        json.dump({"file": args.file, "deletion_vectors": [_dv_record(v, _limit(args)) for v in vectors]}, out)
         out.write("\n")
     else:
         out.write(f"{args.file}: {len(vectors)} deletion vectors\n\n")
@@ -326,6 +342,11 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``paimon-lens``."""
     from .. import __version__
 
+    def _add_max_positions(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--max-positions", type=int, default=MAX_POSITIONS, metavar="N",
+                            help=f"list at most N row positions per bitmap (default {MAX_POSITIONS:,}; 0: all); "
+                                 "a cut list is flagged in the JSON")
+
     p = argparse.ArgumentParser(prog="paimon-lens",
                                 description="See inside Apache Paimon tables: files, indexes, deletion vectors.")
     p.add_argument("--version", action="version", version=f"paimon-lens {__version__}")
@@ -352,6 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     probe.add_argument("--where", help="SQL predicate")
     probe.add_argument("--where-file", help="file with one SQL predicate per line")
     probe.add_argument("--format", choices=("table", "json"), default="table")
+    _add_max_positions(probe)
     probe.set_defaults(func=cmd_probe)
 
     ex = sub.add_parser("explain", help="which files a predicate reads and why, stage by stage")
@@ -363,6 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--positions", action="store_true", help="include index bitmap row positions")
     ex.add_argument("--no-index", action="store_true", help="model file-index.read.enabled = false")
     ex.add_argument("--format", choices=("table", "json"), default="table")
+    _add_max_positions(ex)
     _add_engine_args(ex)
     ex.set_defaults(func=cmd_explain)
 
@@ -372,6 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     dv.add_argument("--length", type=int, help="recorded blob length (from the index manifest)")
     dv.add_argument("--bitmap64", action="store_true", help="expect a 64-bit deletion vector (default: from magic)")
     dv.add_argument("--format", choices=("table", "json"), default="table")
+    _add_max_positions(dv)
     dv.set_defaults(func=cmd_dv)
 
     rep = sub.add_parser("report", help="write the self-contained HTML tuning report of a table")

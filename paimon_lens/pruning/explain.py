@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 from pyroaring import BitMap
 
 from ..errors import PaimonLensError
-from ..formats.result import BitmapIndexResult, FileIndexResult
+from ..formats.result import BitmapIndexResult, FileIndexResult, first_positions
+from ..formats.roaring import to_bitmap32
 from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import RowRangeGroup, data_evolution_enabled, row_range_groups
 from ..predicate.model import Predicate, leaves
@@ -152,9 +153,27 @@ class ExplainReport:
         return out
 
     # ---- output -----------------------------------------------------------------------------
-    def file_record(self, f: FileVerdict, positions: bool = False) -> dict[str, Any]:
-        """One file as the ``explain --format json`` contract prints it."""
+    def file_record(self, f: FileVerdict, positions: bool = False,
+                    max_positions: int | None = None) -> dict[str, Any]:
+        """One file as the ``explain --format json`` contract prints it.
+
+        ``max_positions``: at most this many positions per list; a list cut short is named in the
+        record's ``positions_truncated``.
+        """
         ptypes = {p.name: p.type for p in self.table.schema.partition_fields}
+        cut: list[str] = []
+
+        def listed(name: str, bm: Any) -> list[int] | None:
+            if bm is None:
+                return None
+            head, more = first_positions(bm, max_positions)
+            if more:
+                cut.append(name)
+            return head
+
+        index_positions = (f.index_positions if positions and f.index_positions is not None
+                           and (not f.index_positions or f.index_positions.max() < f.row_count)
+                           else None)  # a corrupt index's positions beyond the file are not listed
         rec: dict[str, Any] = {
             "file_name": f.file_name, "path": f.path,
             "partition": {k: to_json(v, ptypes[k]) for k, v in f.partition.items()},
@@ -162,27 +181,27 @@ class ExplainReport:
             "index_location": f.index_location,
             "partition_keep": f.partition_keep, "bucket_keep": f.bucket_keep, "stats_keep": f.stats_keep,
             "stats_used": f.stats_used, "index_result": f.index_result, "index_result_kind": f.index_kind,
-            "index_positions": (list(f.index_positions) if positions and f.index_positions is not None
-                                and (not f.index_positions or f.index_positions.max() < f.row_count)
-                                else None),  # a corrupt index's positions beyond the file are not listed
+            "index_positions": listed("index_positions", index_positions),
             "planned": f.planned, "read": f.read, "deleted_rows": f.deleted_rows,
             "rows_after_dv": f.rows_after_dv, "stage": f.stage or None, "reason": f.reason,
             "flags": list(f.flags), "error": f.error, "branch": f.branch,
         }
         if self.truth:
-            rec["matching_positions"] = None if f.matching_positions is None else list(f.matching_positions)
-            rec["matching_live_positions"] = (None if f.matching_live_positions is None
-                                              else list(f.matching_live_positions))
+            rec["matching_positions"] = listed("matching_positions", f.matching_positions)
+            rec["matching_live_positions"] = listed("matching_live_positions", f.matching_live_positions)
             rec["matching_rows"] = f.matching_rows
+        if cut:
+            rec["positions_truncated"] = cut
         return rec
 
-    def to_dict(self, positions: bool = False) -> dict[str, Any]:
-        """JSON-ready dict: ``{"where", "predicate", "snapshot_id", "files": [...], "summary": {...}}``."""
+    def to_dict(self, positions: bool = False, max_positions: int | None = None) -> dict[str, Any]:
+        """JSON-ready dict: ``{"where", "predicate", "snapshot_id", "files": [...], "summary": {...}}``
+        (``max_positions``: see :meth:`file_record`)."""
         return {
             "where": self.where, "predicate": str(self.predicate), "table": self.table.path,
             "branch": self.table.branch, "paimon_version": self.paimon_version,
             "snapshot_id": self.table.snapshot_id, "notes": list(self.notes),
-            "files": [self.file_record(f, positions) for f in self.files],
+            "files": [self.file_record(f, positions, max_positions) for f in self.files],
             "summary": self.summary(),
         }
 
@@ -239,13 +258,17 @@ def _stage_row(name: str, files: Sequence[FileVerdict], rows_after: bool = False
 
 
 def deletion_vector_bitmaps(table: Table) -> dict[str, BitMap]:
-    """Deleted positions per data file name, for the 32-bit deletion vectors that decode."""
+    """Deleted positions per data file name, for the deletion vectors (32- or 64-bit) that decode and
+    agree with their file (the others are in :func:`deletion_vector_errors`)."""
     if not table.index_entries():
         return {}
     out: dict[str, BitMap] = {}
     for dv in table.deletion_vector_infos():
-        if dv.positions is not None and dv.kind == "32":
-            out[dv.data_file] = BitMap(dv.positions)
+        if dv.positions is None or dv.error is not None:
+            continue
+        bm = dv.positions if isinstance(dv.positions, BitMap) else to_bitmap32(dv.positions)
+        if bm is not None:  # positions of a file's rows fit 32 bits (rows beyond the file are an error)
+            out[dv.data_file] = BitMap(bm)
     return out
 
 

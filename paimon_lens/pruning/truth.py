@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pyroaring import BitMap
 
 from ..errors import CorruptFileError, UnsupportedError
+from ..io.fileio import read_file
 from ..metadata.casts import CastError, cast_function
 from ..metadata.row_ranges import RowRangeGroup, row_range, written_field_ids
 from ..predicate.model import Predicate, leaves
@@ -68,25 +69,25 @@ def read_columns(table: Table, lf: LiveFile, field_ids: Sequence[int], cast: boo
     path = table.file_io.join(table.path, lf.path)
     names = [f.name for f in wanted.values()]
     fmt = lf.path.rsplit(".", 1)[-1].lower()
+    if fmt not in ("parquet", "orc", "avro"):
+        raise UnsupportedError(f"{path}: cannot read data files of format {fmt!r}")
     try:
+        data = read_file(table.file_io, path, lf.entry.file.file_size)
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            data = table.file_io.read_bytes(path)
             arrow = pq.read_table(io.BytesIO(data), columns=names, use_threads=False)  # small files: no pool
             raw = {n: arrow.column(n).to_pylist() for n in names}
         elif fmt == "orc":
             import pyarrow.orc as orc
 
-            arrow = orc.read_table(io.BytesIO(table.file_io.read_bytes(path)), columns=names)
+            arrow = orc.read_table(io.BytesIO(data), columns=names)
             raw = {n: arrow.column(n).to_pylist() for n in names}
-        elif fmt == "avro":
+        else:
             import fastavro
 
-            records = [r for r in fastavro.reader(io.BytesIO(table.file_io.read_bytes(path))) if isinstance(r, dict)]
+            records = [r for r in fastavro.reader(io.BytesIO(data)) if isinstance(r, dict)]
             raw = {n: [r.get(n) for r in records] for n in names}
-        else:
-            raise UnsupportedError(f"{path}: cannot read data files of format {fmt!r}")
     except (OSError, ValueError, KeyError) as e:
         raise CorruptFileError(path, None, "data file", detail=f"{type(e).__name__}: {e}") from None
     current = {f.id: f for f in table.schema.fields}

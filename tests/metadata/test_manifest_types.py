@@ -14,7 +14,7 @@ import pytest
 import paimon_lens as pl
 from paimon_lens.errors import CorruptFileError
 from paimon_lens.writer.meta_file import meta_file_bytes
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, record_manifest_size
 
 EVENTS20 = FIXTURES / "tables20" / "a20_append_indexed" / "warehouse" / "db.db" / "events20"
 
@@ -45,6 +45,7 @@ def _mutated(tmp_path: Path, field_path: list[str], new_type: Any, value: Any, f
             target = target[p]
         target[leaf] = value
     manifest.write_bytes(meta_file_bytes(schema, records, fmt))
+    record_manifest_size(manifest)
     return copy_dir, manifest
 
 

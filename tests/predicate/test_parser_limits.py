@@ -40,3 +40,23 @@ def test_report_goes_on_past_a_hostile_workload_line() -> None:
     errors = [e for s in report.sections for e in s.errors]
     assert any("nested too deeply" in e for e in errors)
     assert report.sections
+
+
+@pytest.mark.parametrize("text", ["country = '\ud800'", "country IN ('DE',\n '\udc00x')", "country LIKE '\ud800%'",
+                                  "country > '\udfff'"])
+def test_lone_surrogate_is_a_predicate_error(text: str) -> None:
+    """A lone surrogate has no UTF-8 bytes: a PredicateError pointing at it, never a UnicodeEncodeError
+    (from the Python API, the CLI's JSON or a rendered report)."""
+    t = pl.open_table(str(EVENTS20))
+    with pytest.raises(PredicateError, match="lone surrogate U\\+D[8-F]") as e:
+        t.explain(text, truth=True)
+    str(e.value).encode("utf-8")  # the message itself is printable
+    assert e.value.start is not None and text[e.value.start] == e.value.fragment
+    assert e.value.line == text.count("\n", 0, e.value.start) + 1
+
+
+def test_lone_surrogate_in_a_builder_literal() -> None:
+    from paimon_lens.predicate.builder import col
+
+    with pytest.raises(PredicateError, match="lone surrogate U\\+DC00"):
+        col("country") == "a\udc00"  # noqa: B015
