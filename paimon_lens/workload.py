@@ -31,6 +31,13 @@ class WorkloadQuery:
 
     where: str
     weight: float = 1.0
+    line: int | None = None
+    """Line number in the workload file it was read from (None when not read from a file)."""
+
+    @property
+    def label(self) -> str:
+        """``line N`` of its file, or the predicate itself."""
+        return f"line {self.line}" if self.line is not None else repr(self.where)
 
 
 @dataclass(frozen=True)
@@ -83,7 +90,7 @@ def read_workload(path: str | os.PathLike[str]) -> Workload:
         except ValueError as e:  # pragma: no cover - the regex only admits valid floats
             raise PaimonLensError(f"{p}:{number}: bad weight: {e}") from None
         if q is not None:
-            queries.append(q)
+            queries.append(WorkloadQuery(q.where, q.weight, number))
     return Workload(tuple(queries), source=str(p))
 
 

@@ -127,6 +127,18 @@ class Advice:
     threshold_reason: str
     query_runs: int
     notes: list[str] = field(default_factory=list)
+    skipped_queries: list[dict[str, Any]] = field(default_factory=list)
+    """Workload queries left out because they do not parse (``where``, ``line``, ``label``, ``error``)."""
+
+    @property
+    def problems(self) -> list[str]:
+        """What the advice could not use: workload queries that do not parse, data files that could
+        not be profiled or indexed (each named). Empty when every input was used."""
+        out = [f"workload {q['label']} skipped: {q['error']}" for q in self.skipped_queries]
+        out += [f"data file {e.file_name} could not be profiled: {e.message}" for e in self.profile.errors]
+        for m in self.whatif.measures:
+            out += [f"{m.candidate.column} {m.candidate.label}: {err}" for err in m.errors]
+        return out
 
     # -- frames -------------------------------------------------------------------------------
     def frame(self) -> pd.DataFrame:
@@ -228,6 +240,7 @@ class Advice:
             "in_manifest_threshold": {"bytes": self.threshold, "reason": self.threshold_reason},
             "workload": {"derived": self.workload_derived, "source": self.workload.source,
                          "queries": [{"where": q.where, "weight": q.weight} for q in self.workload]},
+            "skipped_queries": [dict(q) for q in self.skipped_queries], "problems": self.problems,
             "query_runs": self.query_runs,
             "files": self.whatif.files, "sampled_files": self.whatif.sampled_files,
             "notes": list(self.notes) + list(self.whatif.notes),
@@ -512,7 +525,7 @@ def recommend(table: Table, workload: Any = None, *, columns: Sequence[str] | No
     if not len(wl):
         raise PaimonLensError("the workload is empty: give at least one WHERE clause")
     fields = table.schema.fields
-    predicates = [parse_where(q.where, fields) for q in wl]
+    wl, predicates, skipped = _parse_workload(wl, fields)
     kinds = predicate_kinds(predicates)
     partition_keys = set(table.schema.partition_keys)
     wanted_cols = [c for c in kinds if c not in partition_keys and (columns is None or c in columns)]
@@ -538,7 +551,26 @@ def recommend(table: Table, workload: Any = None, *, columns: Sequence[str] | No
         if (spec.column, label.strip()) not in labels:
             cands.append(Candidate(spec.column, spec.index_type, dict(spec.options), label.strip()))
     result = measure(table, wl, cands, max_files=max_files, seed=seed, progress=progress)
-    return _advise(table, wl, derived, profile, result, wanted_cols, existing, query_runs)
+    advice = _advise(table, wl, derived, profile, result, wanted_cols, existing, query_runs)
+    advice.skipped_queries = skipped
+    advice.notes[:0] = [f"workload {q['label']} skipped: {q['error']}" for q in skipped]
+    return advice
+
+
+def _parse_workload(wl: Workload, fields: Sequence[Any]) -> tuple[Workload, list[Any], list[dict[str, Any]]]:
+    """The queries of ``wl`` that parse, their predicates, and the ones that do not (``where``,
+    ``line``, ``label``, ``error``): a bad line is left out and said, the others are measured."""
+    kept, predicates, skipped = [], [], []
+    for q in wl:
+        try:
+            predicates.append(parse_where(q.where, fields))
+            kept.append(q)
+        except PaimonLensError as e:
+            skipped.append({"where": q.where, "line": q.line, "label": q.label, "error": str(e)})
+    if not kept:
+        raise PaimonLensError(f"no query of the workload can be used: {skipped[0]['label']}: {skipped[0]['error']}"
+                              + (f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""))
+    return Workload(tuple(kept), wl.source), predicates, skipped
 
 
 def _confidence(derived: bool, sampled: bool, n_queries: int) -> str:

@@ -284,10 +284,11 @@ def cmd_recommend(args: argparse.Namespace, out: Any) -> int:
 
     table = _open(args)
     advice = recommend(table, args.workload, max_files=args.max_files, query_runs=args.query_runs)
+    code = _partial_advice(advice)
     if args.format == "json":
         json.dump(advice.to_dict(), out, ensure_ascii=False, default=str)
         out.write("\n")
-        return 0
+        return code
     doc = advice.to_dict()
     wl = doc["workload"]
     out.write(f"table {table.path}  snapshot {table.snapshot_id}  {doc['sampled_files']}/{doc['files']} files measured"
@@ -305,7 +306,15 @@ def cmd_recommend(args: argparse.Namespace, out: Any) -> int:
     if doc["statements"]:
         out.write("\n-- Spark SQL\n" + ";\n".join(doc["statements_by_engine"]["spark"]) + ";\n")
         out.write("\n-- Flink SQL\n" + ";\n".join(doc["statements_by_engine"]["flink"]) + ";\n")
-    return 0
+    return code
+
+
+def _partial_advice(advice: Any) -> int:
+    """1 (and each of :attr:`Advice.problems` on stderr) when the advice is partial; 0 otherwise."""
+    problems = advice.problems
+    for p in problems:
+        print(f"paimon-lens: partial answer: {p}", file=sys.stderr)
+    return 1 if problems else 0
 
 
 def cmd_report(args: argparse.Namespace, out: Any) -> int:
@@ -335,7 +344,9 @@ def cmd_report(args: argparse.Namespace, out: Any) -> int:
                   f"{', '.join(s.title for s in report.sections)}\n")
         for p in problems:
             out.write(f"  problem: {p}\n")
-    return 0
+    if problems:
+        print(f"paimon-lens: partial report: {len(problems)} problem(s), each said in the report", file=sys.stderr)
+    return 1 if problems else 0
 
 
 def build_parser() -> argparse.ArgumentParser:

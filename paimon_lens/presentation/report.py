@@ -336,7 +336,8 @@ def _workload(table: Table, workload: Workload, explains: list[Any]) -> Section:
             s.blocks.append("".join(block))
             _plot(s, f"funnel {i}", lambda: funnel(report))
 
-        _guarded(s, f"predicate {i} ({q.where})", one)
+        where = f"workload line {q.line}" if q.line is not None else f"predicate {i}"
+        _guarded(s, f"{where} ({q.where})", one)
     if overview:
         s.blocks.insert(0, frame_html(pd.DataFrame(overview), max_rows=200))
     return s

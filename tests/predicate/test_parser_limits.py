@@ -48,7 +48,7 @@ def test_lone_surrogate_is_a_predicate_error(text: str) -> None:
     """A lone surrogate has no UTF-8 bytes: a PredicateError pointing at it, never a UnicodeEncodeError
     (from the Python API, the CLI's JSON or a rendered report)."""
     t = pl.open_table(str(EVENTS20))
-    with pytest.raises(PredicateError, match="lone surrogate U\\+D[8-F]") as e:
+    with pytest.raises(PredicateError, match=r"lone surrogate U\+D[8-F]") as e:
         t.explain(text, truth=True)
     str(e.value).encode("utf-8")  # the message itself is printable
     assert e.value.start is not None and text[e.value.start] == e.value.fragment
@@ -58,5 +58,5 @@ def test_lone_surrogate_is_a_predicate_error(text: str) -> None:
 def test_lone_surrogate_in_a_builder_literal() -> None:
     from paimon_lens.predicate.builder import col
 
-    with pytest.raises(PredicateError, match="lone surrogate U\\+DC00"):
+    with pytest.raises(PredicateError, match=r"lone surrogate U\+DC00"):
         col("country") == "a\udc00"  # noqa: B015
