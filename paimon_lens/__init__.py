@@ -52,14 +52,20 @@ def report(table: Any, workload: Any = None, recommendations: Any = None, *, rec
     :class:`~paimon_lens.presentation.report.TuningReport`: ``.save("report.html")`` writes the
     self-contained file, and a notebook displays it inline.
     """
+    from .consistency import run_consistently
     from .presentation.report import build_report
 
     t = _as_table(table)
-    if recommend and recommendations is None:
-        from .advisor.advise import recommend as _recommend
 
-        recommendations = _recommend(t, workload, **recommend_options)
-    return build_report(t, workload, recommendations)
+    def build() -> Any:
+        advice = recommendations
+        if recommend and advice is None:
+            from .advisor.advise import recommend as _recommend
+
+            advice = _recommend(t, workload, **recommend_options)
+        return build_report(t, workload, advice)
+
+    return run_consistently(t, build)  # advice and report of one snapshot
 
 
 def recommend(table: Any, workload: Any = None, **options: Any) -> Any:

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .consistency import consistent
 from .errors import PaimonLensError, SnapshotNotFoundError, TableNotFoundError
 from .io.fileio import FileIO, TableFileIO, get_file_io, local_path, strip_file_scheme
 from .metadata.binary_row import decode_binary_row
@@ -117,7 +118,7 @@ class Table:
     def __init__(self, path: str, file_io: FileIO, snapshot: Snapshot | None, schema: TableSchema,
                  schemas: SchemaManager, snapshots: SnapshotManager, cache: _Cache | None = None,
                  progress: bool | None = None, engine: Engine | None = None,
-                 paimon_version: str | None = None) -> None:
+                 paimon_version: str | None = None, follows_latest: bool = False) -> None:
         self.path = path
         self.file_io = file_io
         self.snapshot = snapshot
@@ -136,10 +137,31 @@ class Table:
 
         self.paimon_version: str = normalize_version(paimon_version)
         """The Paimon release whose rules ``explain`` applies (see :mod:`paimon_lens.pruning.versions`)."""
+        self.follows_latest = follows_latest
+        """Opened at the latest snapshot: when that snapshot expires while it is read, the table
+        moves to the newest one (see :mod:`paimon_lens.consistency`)."""
+        self._consistency_depth = 0
+        self._forget()
+
+    def _forget(self) -> None:
+        """Drop what was read of the snapshot (not the manifest caches: files never change)."""
         self._live: list[ManifestEntry] | None = None
         self._files: list[LiveFile] | None = None
         self._indexes: list[Any] | None = None
         self._dv_infos: list[Any] | None = None
+
+    @property
+    def file_io_missing(self) -> list[str]:
+        """Paths the table's reads found missing so far (see :mod:`paimon_lens.consistency`)."""
+        missing: list[str] = getattr(self.file_io, "missing", [])
+        return missing
+
+    def move_to_latest(self) -> None:
+        """Read the newest snapshot (and schema) from now on, listing them afresh."""
+        self.schema_manager = SchemaManager(self.file_io, self.path, self.branch)
+        self.snapshot_manager = SnapshotManager(self.file_io, self.path, self.branch)
+        self.snapshot, self.schema = _select(self.snapshot_manager, self.schema_manager, None)
+        self._forget()
 
     # ---- identity ---------------------------------------------------------------------------
     @property
@@ -198,13 +220,14 @@ class Table:
         snapshots = SnapshotManager(self.file_io, self.path, branch)
         snap, schema = _select(snapshots, schemas, snapshot)
         return Table(self.path, self.file_io, snap, schema, schemas, snapshots, self._cache, self.progress,
-                     self.engine, self.paimon_version)
+                     self.engine, self.paimon_version, follows_latest=_is_latest(snapshot))
 
     def at(self, snapshot: int | str | _dt.datetime | None = None, **kwargs: Any) -> Table:
         """The same table at another snapshot, sharing this object's manifest cache."""
         snap, schema = _select(self.snapshot_manager, self.schema_manager, snapshot, **kwargs)
         return Table(self.path, self.file_io, snap, schema, self.schema_manager, self.snapshot_manager,
-                     self._cache, self.progress, self.engine, self.paimon_version)
+                     self._cache, self.progress, self.engine, self.paimon_version,
+                     follows_latest=_is_latest(snapshot, **kwargs))
 
     # ---- reading metadata -----------------------------------------------------------------
     def _map(self, fn: Callable[[K], T], names: Sequence[K], what: str) -> list[T]:
@@ -250,6 +273,7 @@ class Table:
             self._cache.manifests[name] = cached
         return cached
 
+    @consistent
     def manifest_entries(self) -> list[ManifestEntry]:
         """Every entry of every manifest of the snapshot, ADD and DELETE, in order."""
         metas = self.manifest_files()
@@ -276,6 +300,7 @@ class Table:
                 self._live = merge_entries(entries)
         return self._live
 
+    @consistent
     def index_entries(self) -> list[IndexFileMeta]:
         """Live entries of the snapshot's index manifest (HASH, DELETION_VECTORS, ...)."""
         if self.snapshot is None or not self.snapshot.index_manifest:
@@ -333,6 +358,7 @@ class Table:
         return LiveFile(entry, partition, path,
                         FileStats(f, file_schema, self.schema.fields, where + " _VALUE_STATS", layout))
 
+    @consistent
     def live_files(self) -> list[LiveFile]:
         """Live data files with partition, path and stats (mapped to :attr:`schema`) decoded."""
         if self._files is None:
@@ -375,18 +401,21 @@ class Table:
 
         return frames.schemas_frame(self.schema_manager.all())
 
+    @consistent
     def manifests(self) -> pd.DataFrame:
         """Manifest files of the snapshot, with decoded partition stats."""
         from .presentation import frames
 
         return frames.manifests_frame(self, self.manifest_files())
 
+    @consistent
     def files(self) -> pd.DataFrame:
         """One row per live data file (see :data:`paimon_lens.presentation.frames.FILE_COLUMNS`)."""
         from .presentation import frames
 
         return frames.files_frame(self, self.live_files())
 
+    @consistent
     def index_manifest(self) -> pd.DataFrame:
         """Entries of the snapshot's index manifest (deletion-vector and HASH index files)."""
         from .presentation import frames
@@ -405,10 +434,12 @@ class Table:
                 self._indexes = table_file_indexes(self)
         return self._indexes
 
+    @consistent
     def index_infos(self) -> list[Any]:
         """Every decoded index of every live file (:class:`~paimon_lens.file_indexes.IndexInfo`, cached)."""
         return self._index_infos()
 
+    @consistent
     def file_indexes(self, index_type: str | None = None) -> pd.DataFrame:
         """One row per data file x column x index type with the decoded summary of each index.
 
@@ -426,6 +457,7 @@ class Table:
         """:meth:`file_indexes` of the range-bitmap indexes (cardinality, min, max, chunks, slices)."""
         return self.file_indexes("range-bitmap")
 
+    @consistent
     def bitmap_values(self, column: str) -> pd.DataFrame:
         """Every value of ``column``'s bitmap indexes with its row count and bitmap bytes, per file."""
         from .presentation import index_frames
@@ -434,6 +466,7 @@ class Table:
             raise PaimonLensError(f"no column {column!r} in {self.name}: {', '.join(self.schema.field_names)}")
         return index_frames.bitmap_values_frame(self, self._index_infos(), column)
 
+    @consistent
     def explain(self, where: str, *, truth: bool = False, index_enabled: bool = True) -> Any:
         """Which files ``where`` makes Paimon read and why; see :func:`paimon_lens.pruning.explain.explain`."""
         from .pruning.fallback import with_fallback
@@ -441,6 +474,7 @@ class Table:
         return with_fallback(self, self.explain_branch(where, truth=truth, index_enabled=index_enabled),
                              truth=truth, index_enabled=index_enabled)
 
+    @consistent
     def explain_branch(self, where: Any, *, truth: bool = False, index_enabled: bool = True) -> Any:
         """:meth:`explain` of this branch's files alone (``scan.fallback-branch`` not followed, as
         Paimon reads a fallback branch itself)."""
@@ -452,6 +486,7 @@ class Table:
 
         return explain(self, where, truth=truth, index_enabled=index_enabled)
 
+    @consistent
     def explain_many(self, wheres: Sequence[Any], *, truth: bool = False, index_enabled: bool = True) -> list[Any]:
         """:meth:`explain` of each predicate (one distributed run on a distributed engine)."""
         if self.engine.distributed:
@@ -462,6 +497,7 @@ class Table:
             return [with_fallback(self, r, truth=truth, index_enabled=index_enabled) for r in reports]
         return [self.explain(w, truth=truth, index_enabled=index_enabled) for w in wheres]
 
+    @consistent
     def deletion_vector_infos(self) -> list[Any]:
         """Every deletion vector of the snapshot, decoded on the table's engine
         (:class:`~paimon_lens.deletion_vectors.DeletionVectorInfo`, one per data file; cached)."""
@@ -476,18 +512,26 @@ class Table:
                 self._dv_infos = table_deletion_vectors(self)
         return list(self._dv_infos)
 
+    @consistent
     def deletion_vectors(self) -> pd.DataFrame:
         """Every deletion vector of the snapshot, decoded and CRC-checked (one row per data file)."""
         from .presentation import frames
 
         return frames.deletion_vectors_frame(self, self.deletion_vector_infos())
 
+    @consistent
     def hash_index(self) -> pd.DataFrame:
         """HASH (dynamic bucket) index files of the snapshot, decoded."""
         from .deletion_vectors import table_hash_index
         from .presentation import frames
 
         return frames.hash_index_frame(self, table_hash_index(self))
+
+
+def _is_latest(snapshot: int | str | _dt.datetime | None, tag: str | None = None,
+               timestamp_ms: int | None = None) -> bool:
+    """Whether a snapshot selector means "the latest snapshot"."""
+    return tag is None and timestamp_ms is None and (snapshot is None or snapshot == "latest")
 
 
 def _select(snapshots: SnapshotManager, schemas: SchemaManager, snapshot: int | str | _dt.datetime | None,
@@ -501,7 +545,14 @@ def _select(snapshots: SnapshotManager, schemas: SchemaManager, snapshot: int | 
         chosen = snapshots.at_or_before(timestamp_ms)
     elif snapshot is None or snapshot == "latest":
         sid = snapshots.latest_id()
-        return (None if sid is None else snapshots.snapshot(sid)), latest_schema
+        if sid is None:
+            return None, latest_schema
+        try:
+            return snapshots.snapshot(sid), latest_schema
+        except SnapshotNotFoundError:  # expired between listing and reading: once more, listed afresh
+            fresh = SnapshotManager(snapshots.file_io, snapshots.table_path, snapshots.branch)
+            sid = fresh.latest_id()
+            return (None if sid is None else fresh.snapshot(sid)), schemas.latest()
     elif isinstance(snapshot, _dt.datetime):
         ts = snapshot if snapshot.tzinfo else snapshot.astimezone()
         chosen = snapshots.at_or_before(int(ts.timestamp() * 1000))
@@ -581,7 +632,8 @@ def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, t
     except ValueError as e:
         raise PaimonLensError(str(e)) from None
     return Table(local, file_io, snap, schema, schemas, snapshots, progress=progress,
-                 engine=get_engine(engine, spark=spark, spark_master=spark_master), paimon_version=version)
+                 engine=get_engine(engine, spark=spark, spark_master=spark_master), paimon_version=version,
+                 follows_latest=_is_latest(snapshot, tag, timestamp_ms))
 
 
 EXTERNAL_PATH_OPTIONS = ("data-file.external-paths", "global-index.external-path")

@@ -42,6 +42,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..consistency import consistent
 from ..errors import PaimonLensError
 from ..predicate.parser import parse_where
 from ..workload import Workload, as_workload
@@ -233,7 +234,7 @@ class Advice:
         spark, flink = self.statements("spark"), self.statements("flink")
         return {
             "table": self.table.path, "branch": self.table.branch, "paimon_version": self.table.paimon_version,
-            "snapshot_id": self.table.snapshot_id,
+            "snapshot_id": self.whatif.snapshot_id,
             "recommendations": [r.to_dict() for r in self.recommendations],
             "statements": spark + flink,
             "statements_by_engine": {"spark": spark, "flink": flink},
@@ -494,6 +495,7 @@ def _advise_threshold(table: Table, result: WhatIfResult, chosen: Sequence[Candi
 
 # ---- the pipeline ------------------------------------------------------------------------------
 
+@consistent
 def recommend(table: Table, workload: Any = None, *, columns: Sequence[str] | None = None,
               index_types: Sequence[str] | None = None, max_files: int | None = None,
               sample_rows_per_file: int | None = None, seed: int = 0, query_runs: int = QUERY_RUNS,

@@ -64,6 +64,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..consistency import consistent
 from ..errors import CorruptFileError, PaimonLensError, UnsupportedError
 from ..io.fileio import check_size, local_path, read_file
 from ..metadata.row_ranges import is_blob_file, written_field_ids
@@ -781,6 +782,7 @@ def _profile_chunk(table: Table, lfs: Sequence[LiveFile], extras: Sequence[tuple
 _NO_COUNTS = np.zeros(0, np.int64)
 
 
+@consistent
 def profile_table(table: Table, columns: Sequence[str] | None = None, *, max_files: int | None = None,
                   sample_rows_per_file: int | None = None, seed: int = 0, top_k: int = 10,
                   skip_deleted: bool = False, progress: bool | None = None) -> TableProfile:

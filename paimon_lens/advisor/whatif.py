@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap
 
+from ..consistency import consistent
 from ..errors import PaimonLensError
 from ..formats.bit_slice import BitSliceIndexBitmap, trailing_ones
 from ..formats.bitmap import BitmapFileIndexReader, BitmapIndexWriter, parse_memory_size
@@ -725,6 +726,7 @@ def _measure_chunk(table: Table, lfs: Sequence[LiveFile],
     return _ChunkMeasure(measures, tallies)
 
 
+@consistent
 def measure(table: Table, workload: WorkloadLike, candidates: Sequence[Candidate], *,
             max_files: int | None = None, seed: int = 0, progress: bool = False) -> WhatIfResult:
     """Build every candidate's index for the table's data files and run the workload against it.

@@ -177,6 +177,9 @@ class TableFileIO:
         self.roots: tuple[str, ...] | None = None
         """Where the table's files may be (its directory, the external paths its options declare);
         None until :meth:`confine` is called (then nothing else is read)."""
+        self.missing: list[str] = []
+        """Every path a read found missing, in order (how an expiry during a read is noticed, see
+        :mod:`paimon_lens.consistency`)."""
 
     def confine(self, roots: list[str]) -> None:
         """Refuse, from now on, every path outside ``roots`` (after resolving ``.`` and ``..``)."""
@@ -229,12 +232,20 @@ class TableFileIO:
     def read_bytes(self, path: str) -> bytes:
         """The whole content of ``path`` (a regular file)."""
         io_, p = self._io(path)
-        return io_.read_bytes(p)
+        try:
+            return io_.read_bytes(p)
+        except FileNotFoundError:
+            self.missing.append(path)
+            raise
 
     def read_range(self, path: str, offset: int, length: int) -> bytes:
         """``length`` bytes of ``path`` from ``offset``."""
         io_, p = self._io(path)
-        return io_.read_range(p, offset, length)
+        try:
+            return io_.read_range(p, offset, length)
+        except FileNotFoundError:
+            self.missing.append(path)
+            raise
 
     def exists(self, path: str) -> bool:
         """Whether ``path`` exists."""
@@ -249,7 +260,11 @@ class TableFileIO:
     def size(self, path: str) -> int:
         """Size of ``path`` in bytes."""
         io_, p = self._io(path)
-        return io_.size(p)
+        try:
+            return io_.size(p)
+        except FileNotFoundError:
+            self.missing.append(path)
+            raise
 
     def join(self, *parts: str) -> str:
         """Join path parts; a part that is itself absolute or a URI starts over (like ``os.path.join``)."""

@@ -110,11 +110,17 @@ class SnapshotManager:
                 have = f"snapshots {ids[0]}..{ids[-1]} exist" if ids else "the table has no snapshots"
                 expired = " (expired)" if ids and snapshot_id < ids[0] else ""
                 raise SnapshotNotFoundError(f"snapshot {snapshot_id} not found{expired}: {path} is missing; {have}")
-            self._cache[snapshot_id] = self._read(path)
+            try:
+                self._cache[snapshot_id] = self._read(path)
+            except FileNotFoundError:
+                raise SnapshotNotFoundError(f"snapshot {snapshot_id} expired while it was read: {path} is gone") \
+                    from None
         return self._cache[snapshot_id]
 
     def _hint(self, name: str) -> int | None:
         path = self.file_io.join(self.snapshot_dir, name)
+        if not self.file_io.exists(path):  # checked, not read: a table without hints is not missing files
+            return None
         try:
             text = read_file(self.file_io, path, limit=64).decode("ascii").strip()
             return int(text)

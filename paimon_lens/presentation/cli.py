@@ -325,12 +325,17 @@ def cmd_report(args: argparse.Namespace, out: Any) -> int:
     table = _open(args)
     check_output_path(args.output, table.path)  # before any work
     workload = None if args.workload is None else read_workload(args.workload)  # read once (may be a pipe)
-    advice = None
-    if args.recommend:
-        from ..advisor.advise import recommend
+    from ..consistency import run_consistently
 
-        advice = recommend(table, workload, max_files=args.max_files)
-    report = build_report(table, workload, advice)
+    def build() -> Any:
+        advice = None
+        if args.recommend:
+            from ..advisor.advise import recommend
+
+            advice = recommend(table, workload, max_files=args.max_files)
+        return build_report(table, workload, advice)
+
+    report = run_consistently(table, build)  # advice and report of one snapshot
     path = report.save(args.output)
     problems = [f"{s.title}: {e}" for s in report.sections for e in s.errors]
     if args.format == "json":

@@ -39,7 +39,7 @@ def render_explain(report: ExplainReport, include_files: bool = True) -> str:
         for f in report.files
     ]
     return environment().get_template("explain.html.j2").render(
-        where=report.where, predicate=str(report.predicate), snapshot_id=report.table.snapshot_id,
+        where=report.where, predicate=str(report.predicate), snapshot_id=report.snapshot_id,
         paimon_version=report.paimon_version, notes=report.notes, funnel=rows, files=files, truth=report.truth,
         summary=summary, include_files=include_files)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from ..consistency import consistent
 from ..errors import PaimonLensError
 from ..workload import Workload, as_workload
 from .display import frame_html, human_bytes, human_count, human_percent
@@ -373,6 +374,7 @@ def _recommendations(advice: Any) -> Section | None:
     return s
 
 
+@consistent
 def build_report(table: Table, workload: Any = None, recommendations: Any = None) -> TuningReport:
     """Gather every section of the tuning report for ``table`` (a :class:`Table`).
 

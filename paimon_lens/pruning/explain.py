@@ -111,6 +111,13 @@ class ExplainReport:
     files: list[FileVerdict]
     truth: bool = False
     notes: list[str] = field(default_factory=list)
+    snapshot_id: int | None = None
+    """The snapshot explained (the table's when the report was made; a table that follows the latest
+    snapshot may move on later)."""
+
+    def __post_init__(self) -> None:
+        if self.snapshot_id is None:
+            self.snapshot_id = self.table.snapshot_id
 
     @property
     def paimon_version(self) -> str:
@@ -200,7 +207,7 @@ class ExplainReport:
         return {
             "where": self.where, "predicate": str(self.predicate), "table": self.table.path,
             "branch": self.table.branch, "paimon_version": self.paimon_version,
-            "snapshot_id": self.table.snapshot_id, "notes": list(self.notes),
+            "snapshot_id": self.snapshot_id, "notes": list(self.notes),
             "files": [self.file_record(f, positions, max_positions) for f in self.files],
             "summary": self.summary(),
         }

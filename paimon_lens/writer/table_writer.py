@@ -15,6 +15,10 @@ Each :meth:`TableWriter.commit` adds one snapshot, laid out as Paimon 2.0 lays i
     <table>/snapshot/LATEST                                  hint (Paimon writes EARLIEST only
                                                              when it expires snapshots)
 
+Once the previous snapshot lists ``manifest.merge-min-count`` manifests (default 30), the base
+list holds one merged manifest instead. :meth:`TableWriter.expire_snapshots` expires old
+snapshots as Paimon does (unused manifests and lists, then snapshot files, then ``EARLIEST``).
+
 Rows go to partitions by the partition columns and to buckets with Paimon's bucket function:
 ``bucket = -1`` (bucket-unaware append table) puts everything in ``bucket-0`` with
 ``_TOTAL_BUCKETS = -1``; ``bucket = N`` hashes the bucket key (``bucket-key``, else the trimmed
@@ -213,7 +217,7 @@ class TableWriter:
         (manifest_dir / manifest_name).write_bytes(raw)
         meta = self._manifest_meta(manifest_name, len(raw), entries)
 
-        base = self._previous_manifests(previous)
+        base = self._merged(self._previous_manifests(previous), fmt)
         list_uuid = uuid.uuid4()
         base_name, delta_name = f"manifest-list-{list_uuid}-0", f"manifest-list-{list_uuid}-1"
         base_raw = meta_file_bytes(MANIFEST_LIST_SCHEMA, base, fmt)
@@ -323,6 +327,59 @@ class TableWriter:
             records, _ = read_meta_file(LocalFileIO(), str(self.path / "manifest" / previous[key]), "manifest list")
             out.extend(records)
         return out
+
+    def _merged(self, base: list[dict[str, Any]], fmt: str) -> list[dict[str, Any]]:
+        """``base`` itself, or, once it lists ``manifest.merge-min-count`` manifests (default 30, as
+        Paimon), one manifest holding all their entries (the old ones are then used only by older
+        snapshots: an expiration deletes them)."""
+        from ..io.fileio import LocalFileIO
+        from ..metadata.meta_file import read_meta_file
+
+        if len(base) < max(2, int(self.schema.options.get("manifest.merge-min-count", "30"))):
+            return base
+        entries: list[dict[str, Any]] = []
+        for m in base:
+            records, _ = read_meta_file(LocalFileIO(), str(self.path / "manifest" / m["_FILE_NAME"]), "manifest")
+            entries.extend(records)
+        name = f"manifest-{uuid.uuid4()}-0"
+        raw = meta_file_bytes(MANIFEST_SCHEMA, entries, fmt)
+        (self.path / "manifest" / name).write_bytes(raw)
+        return [self._manifest_meta(name, len(raw), entries)]
+
+    def expire_snapshots(self, retain_last: int = 1) -> list[int]:
+        """Expire every snapshot but the newest ``retain_last``, as Paimon's expiration does: the
+        manifests and manifest lists no retained snapshot uses are deleted, then the snapshot files
+        (oldest first), then the ``EARLIEST`` hint is written. Data files are never deleted (this
+        writer only appends, so every retained snapshot still uses them). Returns the expired ids.
+        """
+        from ..io.fileio import LocalFileIO
+        from ..metadata.meta_file import read_meta_file
+
+        if retain_last < 1:
+            raise ValueError("retain_last must be at least 1: Paimon never expires the latest snapshot")
+        snap_dir, manifest_dir = self.path / "snapshot", self.path / "manifest"
+        ids = sorted(int(p.name[9:]) for p in snap_dir.glob("snapshot-*") if p.name[9:].isdigit())
+        expired, kept = ids[:-retain_last], ids[-retain_last:]
+        if not expired:
+            return []
+
+        def files_of(sid: int) -> set[str]:
+            snap = json.loads((snap_dir / f"snapshot-{sid}").read_text(encoding="utf-8"))
+            names = {snap["baseManifestList"], snap["deltaManifestList"]}
+            for key in ("baseManifestList", "deltaManifestList"):
+                records, _ = read_meta_file(LocalFileIO(), str(manifest_dir / snap[key]), "manifest list")
+                names.update(r["_FILE_NAME"] for r in records)
+            return names
+
+        used = set().union(*(files_of(sid) for sid in kept))
+        unused = set().union(*(files_of(sid) for sid in expired)) - used
+        lists = {n for n in unused if n.startswith("manifest-list-")}
+        for name in sorted(unused - lists) + sorted(lists):  # manifests, then manifest lists
+            (manifest_dir / name).unlink(missing_ok=True)
+        for sid in expired:
+            (snap_dir / f"snapshot-{sid}").unlink(missing_ok=True)
+        _write_atomic(snap_dir / "EARLIEST", str(kept[0]).encode())
+        return expired
 
     def _restored_sequence_numbers(self) -> dict[tuple[bytes, int], int]:
         """Next sequence number per (partition, bucket): one after the largest already committed."""

@@ -1,0 +1,164 @@
+"""A table that changes while it is read: commits and snapshot expirations during reads.
+
+Every answer is either the answer for the snapshot it names or a clear SnapshotNotFoundError
+("snapshot N expired while it was read"); a table opened at the latest snapshot retries once on
+the newest. The writer is the project's own (``TableWriter``): each commit adds ``ROWS`` rows
+(ids ``ROWS * (k - 1)`` .. ``ROWS * k - 1`` in commit ``k``), so the right answer for any snapshot
+is known, and manifests are merged every few commits so that expirations delete manifests that
+older snapshots use.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import textwrap
+import time
+import warnings
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+import paimon_lens as pl
+from paimon_lens.consistency import SnapshotMovedWarning
+from paimon_lens.errors import SnapshotNotFoundError
+from paimon_lens.writer import TableWriter
+
+ROWS = 40
+FILES_PER_COMMIT = 2
+WHERE = "id >= 0 AND country <> 'XX'"
+
+
+def _rows(k: int) -> pa.Table:
+    ids = list(range(ROWS * (k - 1), ROWS * k))
+    return pa.table({"id": pa.array(ids, pa.int64()), "country": [("DE", "FR", "US")[i % 3] for i in ids]})
+
+
+def _create(path: Path) -> TableWriter:
+    schema = pa.schema([("id", pa.int64()), ("country", pa.string())])
+    return TableWriter.create(path, schema, options={"file-index.bitmap.columns": "country",
+                                                     "manifest.merge-min-count": "3"})
+
+
+def _commit(w: TableWriter, k: int) -> None:
+    assert w.commit(_rows(k), rows_per_file=ROWS // FILES_PER_COMMIT) == k
+
+
+def _check(report: object, table: pl.Table) -> int:
+    """The explanation agrees with the snapshot it names; returns that snapshot id."""
+    sid = report.snapshot_id  # type: ignore[attr-defined]
+    assert sid == table.snapshot_id
+    summary = report.summary()  # type: ignore[attr-defined]
+    assert summary["files"] == FILES_PER_COMMIT * sid, (sid, summary)
+    assert summary["matching_rows"] == ROWS * sid, (sid, summary)
+    assert summary["files_with_errors"] == 0 and not report.notes  # type: ignore[attr-defined]
+    return int(sid)
+
+
+def test_latest_table_moves_on_when_its_snapshot_expires(tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    w = _create(path)
+    for k in range(1, 4):
+        _commit(w, k)
+    t = pl.open_table(str(path))  # snapshot 3, nothing of it read yet but the snapshot file
+    assert t.snapshot_id == 3 and t.follows_latest
+    for k in range(4, 8):
+        _commit(w, k)
+    assert w.expire_snapshots(retain_last=2) == [1, 2, 3, 4, 5]
+    with pytest.warns(SnapshotMovedWarning, match="snapshot 3 expired while it was read.*reading snapshot 7"):
+        files = t.files()
+    assert t.snapshot_id == 7 and len(files) == FILES_PER_COMMIT * 7
+    _check(t.explain(WHERE, truth=True), t)
+
+
+def test_pinned_snapshot_that_expires_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    w = _create(path)
+    for k in range(1, 5):
+        _commit(w, k)
+    t = pl.open_table(str(path), snapshot=2)
+    t.manifest_files()  # its lists are read; its manifests are not yet
+    for k in range(5, 8):
+        _commit(w, k)
+    w.expire_snapshots(retain_last=1)
+    with pytest.raises(SnapshotNotFoundError, match="snapshot 2 expired while it was read: .* is gone; "
+                                                    "the newest snapshot is 7"):
+        t.explain(WHERE)
+
+
+def test_expiry_between_manifests_and_data(tmp_path: Path) -> None:
+    """Manifests read, then the snapshot expires: the answer is not a mix of two snapshots."""
+    path = tmp_path / "t"
+    w = _create(path)
+    for k in range(1, 4):
+        _commit(w, k)
+    t = pl.open_table(str(path))
+    assert len(t.live_files()) == FILES_PER_COMMIT * 3
+    for k in range(4, 7):
+        _commit(w, k)
+    w.expire_snapshots(retain_last=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SnapshotMovedWarning)
+        r = t.explain(WHERE, truth=True)  # data files all still exist (append-only): snapshot 3 is answered
+    assert _check(r, t) == 3
+
+
+WRITER = textwrap.dedent("""
+    import sys, time
+    sys.path.insert(0, {root!r})
+    from tests.test_concurrent_expiry import _commit
+    from paimon_lens.writer import TableWriter
+
+    w = TableWriter.open({path!r})
+    k = {start}
+    deadline = time.monotonic() + {seconds}
+    while time.monotonic() < deadline:
+        k += 1
+        _commit(w, k)
+        w.expire_snapshots(retain_last=2)
+    print(k)
+""")
+
+
+@pytest.mark.timeout(180)
+def test_reader_while_a_writer_commits_and_expires(tmp_path: Path) -> None:
+    """A writer process commits and expires (retaining 2 snapshots) in a loop; the reader explains
+    repeatedly, with new table objects and one long-lived one: no raw error, every answer right."""
+    path = tmp_path / "t"
+    w = _create(path)
+    for k in range(1, 4):
+        _commit(w, k)
+    root = str(Path(__file__).resolve().parent.parent)
+    writer = subprocess.Popen([sys.executable, "-c", WRITER.format(root=root, path=str(path), start=3, seconds=15)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    long_lived = pl.open_table(str(path))
+    rng = random.Random(7)
+    answers, clean_errors, moves = 0, 0, 0
+    try:
+        while writer.poll() is None:
+            opened = pl.open_table(str(path))
+            time.sleep(rng.uniform(0, 0.4))  # opened, then explained a moment later (as in a notebook)
+            for table in (opened, long_lived):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", SnapshotMovedWarning)
+                    try:
+                        report = table.explain(WHERE, truth=True)
+                        frame = table.files()
+                    except SnapshotNotFoundError as e:
+                        assert "expired while it was read" in str(e) or "not found" in str(e), e
+                        clean_errors += 1
+                        continue
+                moves += sum(1 for c in caught if issubclass(c.category, SnapshotMovedWarning))
+                _check(report, table)
+                assert len(frame) == FILES_PER_COMMIT * table.snapshot_id
+                answers += 1
+    finally:
+        out, err = writer.communicate(timeout=60)
+    assert writer.returncode == 0, err[-3000:]
+    last = int(out.strip())
+    assert last > 10, f"the writer made only {last} commits"
+    assert answers > 5, (answers, clean_errors, moves)
+    assert moves > 0, "no read was overtaken by an expiry: the race this test is about did not happen"
+    print(f"{last} commits; {answers} answers, {moves} moves to a newer snapshot, {clean_errors} clean errors")
