@@ -83,8 +83,8 @@ def test_pinned_snapshot_that_expires_is_a_clear_error(tmp_path: Path) -> None:
     for k in range(5, 8):
         _commit(w, k)
     w.expire_snapshots(retain_last=1)
-    with pytest.raises(SnapshotNotFoundError, match="snapshot 2 expired while it was read: .* is gone; "
-                                                    "the newest snapshot is 7"):
+    with pytest.raises(SnapshotNotFoundError, match=r"snapshot 2 expired while it was read: .* is gone; "
+                                                    r"the newest snapshot is 7"):
         t.explain(WHERE)
 
 

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 from ..types import DataField
 from .bind import (
+    _INT_RANGE,
     BindError,
     FieldRef,
     InExpansion,
@@ -94,8 +95,17 @@ _FLIP = {"Equal": "Equal", "NotEqual": "NotEqual", "LessThan": "GreaterThan", "L
          "GreaterThan": "LessThan", "GreaterOrEqual": "LessOrEqual"}
 _TYPED = frozenset({"DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ"})
 
-# token kinds
-_END, _KEYWORD, _NAME, _LIT, _OP, _PUNCT = "end", "kw", "name", "lit", "op", "punct"
+# token kinds (``list``: a whole long IN list of plain integers or strings, read in one step)
+_END, _KEYWORD, _NAME, _LIT, _OP, _PUNCT, _LIST = "end", "kw", "name", "lit", "op", "punct", "list"
+
+#: a long list (at least 16 values) of plain integers or of plain strings, after ``IN``: read item
+#: by item with one regular expression each instead of token by token (an IN list of 100,000 values
+#: in a fraction of a second). Anything else in the list (a decimal point, an exponent, a comment, a
+#: space after a minus) does not match, and the list is read token by token as before.
+_BULK_MIN = 16
+_OPEN = re.compile(r"[ \t\r\n]*\(")
+_BULK_ITEMS = (("int", re.compile(r"[ \t\r\n]*(-?[0-9]+)[ \t\r\n]*([,)])")),
+               ("string", re.compile(r"[ \t\r\n]*'((?:[^'\\]|'')*)'[ \t\r\n]*([,)])")))
 
 
 class _Decline(Exception):
@@ -130,6 +140,8 @@ def _tokens(text: str) -> list[tuple[str, object]] | None:
             upper = word.upper()
             if upper in _KW:
                 out.append((_KEYWORD, upper))
+                if upper == "IN":
+                    pos = _bulk_list(text, pos, out)
             elif upper in SQLGLOT_KEYWORDS:
                 if upper not in _TYPED:
                     return None
@@ -144,6 +156,25 @@ def _tokens(text: str) -> list[tuple[str, object]] | None:
             out.append((_PUNCT, "-"))
     out.append((_END, None))
     return out
+
+
+def _bulk_list(text: str, pos: int, out: list[tuple[str, object]]) -> int:
+    """After ``IN`` at ``pos``: a long list of plain integers or strings as one ``_LIST`` token
+    ``(kind, [item text])`` (and the position after its ``)``); else nothing added, ``pos`` unchanged."""
+    opened = _OPEN.match(text, pos)
+    if opened is None:
+        return pos
+    for kind, item in _BULK_ITEMS:
+        at, items, match = opened.end(), [], item.match
+        while (m := match(text, at)) is not None:
+            items.append(m.group(1))
+            at = m.end()
+            if m.group(2) == ")":
+                if len(items) < _BULK_MIN:
+                    break
+                out.append((_LIST, (kind, items)))
+                return at
+    return pos
 
 
 class _Parser:
@@ -252,11 +283,16 @@ class _Parser:
         raise _Decline
 
     def in_list(self, ref: FieldRef) -> Predicate:
-        self.expect(_PUNCT, "(")
-        values = [self.cast(self.literal(), ref)]
-        while self.accept(_PUNCT, ","):
-            values.append(self.cast(self.literal(), ref))
-        self.expect(_PUNCT, ")")
+        kind, bulk = self.peek()
+        if kind == _LIST:
+            self.i += 1
+            values = self.cast_many(bulk, ref)  # type: ignore[arg-type]
+        else:
+            self.expect(_PUNCT, "(")
+            values = [self.cast(self.literal(), ref)]
+            while self.accept(_PUNCT, ","):
+                values.append(self.cast(self.literal(), ref))
+            self.expect(_PUNCT, ")")
         try:
             return in_predicate(ref, tuple(values), False, self.expansion)
         except BindError:  # pragma: no cover - a plain IN always builds
@@ -283,6 +319,23 @@ class _Parser:
             return cast_literal(lit, ref)
         except BindError:
             raise _Decline from None
+
+    def cast_many(self, bulk: tuple[str, list[str]], ref: FieldRef) -> list[object]:
+        """:meth:`cast` of each item of a bulk list: integers to an integer column and strings to a
+        string column in one pass (the same values and errors as one by one)."""
+        kind, items = bulk
+        t = ref.type
+        if kind == "int":
+            ints = [int(x) for x in items]
+            if t.is_integral:
+                lo, hi = _INT_RANGE[t.root]
+                if lo <= min(ints) and max(ints) <= hi:
+                    return list(ints)
+            return [self.cast(Lit("int", v, x), ref) for v, x in zip(ints, items)]
+        texts = [x.replace("''", "'") for x in items]
+        if t.is_string:
+            return list(texts)
+        return [self.cast(Lit("string", v, f"'{x}'"), ref) for v, x in zip(texts, items)]
 
     def operand(self) -> FieldRef | Lit:
         kind, value = self.peek()

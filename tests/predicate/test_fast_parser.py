@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 import sqlglot
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlglot import exp
 
 from paimon_lens.predicate import CompoundPredicate, LeafPredicate, Predicate
@@ -25,7 +27,7 @@ from paimon_lens.predicate import sql as sql_mod
 from paimon_lens.predicate._sql import PaimonLensDialect, parse_sqlglot, plain_identifier
 from paimon_lens.predicate.fast import SQLGLOT_KEYWORDS, parse_fast
 from paimon_lens.predicate.parser import PredicateError, parse_where, quote_identifier
-from paimon_lens.types import DataField, field_from_json
+from paimon_lens.types import DataField, field_from_json, parse_row_type
 from tests.conftest import blob_cases, load_json, oracle_paths
 
 EXPANSIONS: tuple[Any, ...] = (False, True, "0.9")
@@ -295,3 +297,35 @@ def test_parse_where_does_not_import_sqlglot_on_the_fast_path() -> None:
             "print('sqlglot' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[1] == "False", out
+
+
+# ---- long IN lists: read in bulk, the same answer as sqlglot ------------------------------------
+
+_LIST_FIELDS = list(parse_row_type("i INT, b BIGINT, s STRING, d DOUBLE, dt DATE, c DECIMAL(10, 2)"))
+_INT_TEXT = st.one_of(st.integers(-(2**40), 2**40).map(str), st.integers(0, 999).map(lambda v: f"00{v}"))
+_STR_TEXT = st.text(st.sampled_from("ab',)( \\-é\n1"), max_size=6).map(lambda v: "'" + v.replace("'", "''") + "'")
+_SEP = st.sampled_from([",", ", ", " ,", "\n,\t", ",  "])
+
+
+@settings(max_examples=150, deadline=None)
+@given(column=st.sampled_from(["i", "b", "s", "d", "dt", "c"]), ints=st.booleans(),
+       items=st.lists(st.one_of(_INT_TEXT, _STR_TEXT), min_size=14, max_size=40), data=st.data(),
+       negate=st.booleans())
+def test_long_in_lists_parse_as_sqlglot_parses_them(column: str, ints: bool, items: list[str], data: Any,
+                                                    negate: bool) -> None:
+    """Lists of 16+ plain integers or strings take the bulk path: same predicate or error as sqlglot,
+    for every column type (casts, range errors) and odd spacing; mixed lists fall back token by token."""
+    if data.draw(st.booleans()):  # a pure list most of the time: the bulk path
+        items = [data.draw(_INT_TEXT if ints else _STR_TEXT) for _ in items]
+    text = "".join(item + (data.draw(_SEP) if k < len(items) - 1 else "") for k, item in enumerate(items))
+    sql = f"{column} {'NOT IN' if negate else 'IN'} ({text})"
+    assert actual(sql, _LIST_FIELDS, False) == reference(sql, _LIST_FIELDS, False), sql
+
+
+def test_bulk_list_is_taken_for_long_plain_lists() -> None:
+    from paimon_lens.predicate import fast
+
+    tokens = fast._tokens("b IN (" + ", ".join(str(i - 5) for i in range(20)) + ") AND s IN ('a', 'b')")
+    assert tokens is not None
+    kinds = [k for k, _ in tokens]
+    assert kinds.count(fast._LIST) == 1 and kinds.count(fast._LIT) == 2
