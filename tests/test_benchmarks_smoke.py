@@ -39,3 +39,11 @@ def test_bench_recommend_quick_runs(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
     assert r.stdout.count("== recommend,") == 2
     assert "-> id: add bloom-filter" in r.stdout
+
+
+def test_bench_parse_quick_runs() -> None:
+    """The quick parse benchmark exits 0 (no target missed at a tenth of the sizes) and prints each case."""
+    r = subprocess.run([sys.executable, "-m", "benchmarks.bench_parse", "--quick"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    assert r.stdout.count("RESULT parse ") == 7

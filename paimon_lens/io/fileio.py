@@ -192,14 +192,17 @@ class TableFileIO:
         are joined to the table directory: one with ``..``, an absolute path or another scheme
         would make another directory's files the table's.
         """
+        from ..errors import CorruptFileError
+
+        if "\x00" in path:
+            raise CorruptFileError(path.replace("\x00", "\\x00"), path.index("\x00"), "file name",
+                                   "no NUL character", "a NUL character", detail="no file system names a file so")
         norm = _clean(normalize_uri(path))
         if self.roots is None:
             return norm
         for root in self.roots:
             if norm == root or norm.startswith(root if root.endswith("/") else root + "/"):
                 return norm
-        from ..errors import CorruptFileError
-
         raise CorruptFileError(path, None, "file location", "a file inside the table directory or an external path "
                                "its options declare (data-file.external-paths)", norm,
                                detail="refused: a name in the table's metadata points outside the table")

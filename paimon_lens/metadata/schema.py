@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CorruptFileError, TableNotFoundError
 from ..io.fileio import MAX_JSON_BYTES, FileIO, read_file
-from ..types import DataField, field_from_json
+from ..types import DataField, TypeParseError, field_from_json
 from .paths import MAIN_BRANCH, branch_root
+from .snapshot import load_json_object
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class TableSchema:
                 highest_field_id=obj.get("highestFieldId"),
                 version=obj.get("version"),
             )
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError, TypeParseError) as e:
             raise CorruptFileError(path, None, "schema JSON", detail=f"{type(e).__name__}: {e}") from None
         names = set(schema.field_names)
         for key, keys in (("partitionKeys", schema.partition_keys), ("primaryKeys", schema.primary_keys)):
@@ -114,11 +114,7 @@ class SchemaManager:
             if not self.file_io.exists(path):
                 raise TableNotFoundError(f"schema file {path} does not exist")
             raw = read_file(self.file_io, path, limit=MAX_JSON_BYTES)
-            try:
-                obj = json.loads(raw)
-            except ValueError as e:
-                raise CorruptFileError(path, getattr(e, "pos", None), "schema JSON", detail=str(e)) from None
-            self._cache[schema_id] = TableSchema.from_json(obj, path)
+            self._cache[schema_id] = TableSchema.from_json(load_json_object(raw, path, "schema JSON"), path)
         return self._cache[schema_id]
 
     def all(self) -> list[TableSchema]:

@@ -37,31 +37,51 @@ class Snapshot:
 
     @staticmethod
     def from_json(obj: dict[str, Any], path: str = "", tag: str | None = None) -> Snapshot:
-        """Build from a parsed snapshot (or tag) file."""
-        try:
-            return Snapshot(
-                id=int(obj["id"]),
-                schema_id=int(obj["schemaId"]),
-                base_manifest_list=str(obj["baseManifestList"]),
-                delta_manifest_list=str(obj["deltaManifestList"]),
-                changelog_manifest_list=obj.get("changelogManifestList"),
-                index_manifest=obj.get("indexManifest"),
-                commit_user=obj.get("commitUser"),
-                commit_identifier=obj.get("commitIdentifier"),
-                commit_kind=obj.get("commitKind"),
-                time_millis=int(obj["timeMillis"]),
-                total_record_count=obj.get("totalRecordCount"),
-                delta_record_count=obj.get("deltaRecordCount"),
-                changelog_record_count=obj.get("changelogRecordCount"),
-                watermark=obj.get("watermark"),
-                version=obj.get("version"),
-                next_row_id=obj.get("nextRowId"),
-                path=path,
-                tag=tag,
-                raw=obj,
-            )
-        except (KeyError, TypeError, ValueError) as e:
-            raise CorruptFileError(path, None, "snapshot JSON", detail=f"{type(e).__name__}: {e}") from None
+        """Build from a parsed snapshot (or tag) file; a field Paimon writes that is missing or of
+        another JSON type is a :class:`CorruptFileError` naming it."""
+        def get(key: str, kind: type, required: bool = False) -> Any:
+            return json_field(obj, key, kind, path, "snapshot", required)
+
+        return Snapshot(
+            id=get("id", int, True), schema_id=get("schemaId", int, True),
+            base_manifest_list=get("baseManifestList", str, True),
+            delta_manifest_list=get("deltaManifestList", str, True),
+            changelog_manifest_list=get("changelogManifestList", str), index_manifest=get("indexManifest", str),
+            commit_user=get("commitUser", str), commit_identifier=get("commitIdentifier", int),
+            commit_kind=get("commitKind", str), time_millis=get("timeMillis", int, True),
+            total_record_count=get("totalRecordCount", int), delta_record_count=get("deltaRecordCount", int),
+            changelog_record_count=get("changelogRecordCount", int), watermark=get("watermark", int),
+            version=get("version", int), next_row_id=get("nextRowId", int), path=path, tag=tag, raw=obj,
+        )
+
+
+def load_json_object(raw: bytes, path: str, what: str) -> dict[str, Any]:
+    """The JSON object in ``raw``: :class:`CorruptFileError` for anything else (bad UTF-8 or JSON,
+    another JSON type, nesting too deep to parse)."""
+    try:
+        obj = json.loads(raw)
+    except ValueError as e:
+        raise CorruptFileError(path, getattr(e, "pos", None), what, detail=str(e)) from None
+    except RecursionError:
+        raise CorruptFileError(path, None, what, detail="nested too deeply to parse") from None
+    if not isinstance(obj, dict):
+        raise CorruptFileError(path, 0, what, "an object", type(obj).__name__)
+    return obj
+
+
+def json_field(obj: dict[str, Any], key: str, kind: type, path: str | None, what: str,
+               required: bool = False) -> Any:
+    """``obj[key]`` checked to be a ``kind`` (an int is not a bool); None when absent or null and
+    not ``required``."""
+    value = obj.get(key)
+    if value is None:
+        if required:
+            raise CorruptFileError(path, None, f"{what} field {key}", kind.__name__, "nothing",
+                                   detail="a required field is missing")
+        return None
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise CorruptFileError(path, None, f"{what} field {key}", kind.__name__, type(value).__name__)
+    return value
 
 
 class SnapshotManager:
@@ -93,13 +113,7 @@ class SnapshotManager:
 
     def _read(self, path: str, tag: str | None = None) -> Snapshot:
         raw = read_file(self.file_io, path, limit=MAX_JSON_BYTES)
-        try:
-            obj = json.loads(raw)
-        except ValueError as e:
-            raise CorruptFileError(path, getattr(e, "pos", None), "snapshot JSON", detail=str(e)) from None
-        if not isinstance(obj, dict):
-            raise CorruptFileError(path, 0, "snapshot JSON", "an object", type(obj).__name__)
-        return Snapshot.from_json(obj, path, tag)
+        return Snapshot.from_json(load_json_object(raw, path, "snapshot JSON"), path, tag)
 
     def snapshot(self, snapshot_id: int) -> Snapshot:
         """Snapshot ``snapshot_id``; :class:`SnapshotNotFoundError` if missing or expired."""

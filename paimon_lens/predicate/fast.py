@@ -79,8 +79,8 @@ SQLGLOT_KEYWORDS = frozenset(_KEYWORD_TEXT.split()) | {"ANY", "CASE", "CONNECT_B
 _TOKEN = re.compile(r"""
     (?P<ws>(?:[ \t\r\n]+|--[^\n]*)+)
   | '(?P<str>(?:[^'\\]|'')*)'
-  | `(?P<bq>[^`"]+)`
-  | "(?P<dq>[^`"]+)"
+  | `(?P<bq>(?:[^`]|``)+)`
+  | "(?P<dq>(?:[^"]|"")+)"
   | (?P<num>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)(?![A-Za-z0-9_.])
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op><>|!=|<=(?!>)|>=|<|>|=(?!=))
@@ -126,8 +126,10 @@ def _tokens(text: str) -> list[tuple[str, object]] | None:
             continue
         if kind == "str":
             out.append((_LIT, Lit("string", m.group("str").replace("''", "'"), m.group(0))))
-        elif kind == "bq" or kind == "dq":
-            out.append((_NAME, m.group(kind)))
+        elif kind == "bq":
+            out.append((_NAME, m.group("bq").replace("``", "`")))
+        elif kind == "dq":
+            out.append((_NAME, m.group("dq").replace('""', '"')))
         elif kind == "num":
             raw = m.group("num")
             try:
