@@ -66,6 +66,9 @@ def _special_float(value: float) -> str | None:
     return None
 
 
+_MILLIS_PER_DAY = 86_400_000
+
+
 def to_json(value: Any, dtype: DataType) -> Any:
     """Encode one internal value of type ``dtype`` for JSON output."""
     if value is None:
@@ -87,9 +90,14 @@ def to_json(value: Any, dtype: DataType) -> Any:
             return int(value)
     if r == "TIME":
         ms = int(value)
+        if not 0 <= ms < _MILLIS_PER_DAY:
+            return ms  # not a time of day (stats of a column whose type changed): the raw value
         return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
     if dtype.is_timestamp:
-        text = value.isoformat(dtype.precision if dtype.precision is not None else 6)
+        try:
+            text = value.isoformat(dtype.precision if dtype.precision is not None else 6)
+        except (OverflowError, ValueError, AttributeError):
+            return getattr(value, "millisecond", str(value))  # beyond the calendar: epoch millis
         return text + "Z" if r == "TIMESTAMP_LTZ" else text
     if isinstance(value, bytes):
         return value.hex()
@@ -170,11 +178,13 @@ def to_python(value: Any, dtype: DataType) -> Any:
             return int(value)
     if r == "TIME":
         ms = int(value)
+        if not 0 <= ms < _MILLIS_PER_DAY:
+            return ms  # not a time of day: the raw value
         return _dt.time(ms // 3_600_000, ms // 60_000 % 60, ms // 1000 % 60, (ms % 1000) * 1000)
     if dtype.is_timestamp:
         try:
             d = value.to_datetime()
-        except OverflowError:
+        except (OverflowError, ValueError, AttributeError):
             return value
         return d.replace(tzinfo=_dt.timezone.utc) if r == "TIMESTAMP_LTZ" else d
     return value

@@ -18,7 +18,8 @@ level, file name, extra files, embedded index, external path), in base-then-delt
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Iterable
+import operator
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -249,6 +250,75 @@ INDEX_MANIFEST_KINDS: Kinds = {
 """The kind of every field Paimon (0.9 - 2.x) writes in an index manifest entry."""
 
 
+_STR, _INT, _BYTES = (str,), (int,), (bytes,)
+_OPT_STR, _OPT_INT, _OPT_BYTES = (str, type(None)), (int, type(None)), (bytes, type(None))
+#: (field, attribute, allowed types, must be >= 0) of the values every reader relies on: a manifest
+#: whose schema allows nulls (or another type) there still holds only these, or is refused.
+_FILE_VALUES = (
+    ("_FILE_NAME", "file_name", _STR, False), ("_FILE_SIZE", "file_size", _INT, True),
+    ("_ROW_COUNT", "row_count", _INT, True), ("_MIN_SEQUENCE_NUMBER", "min_sequence_number", _INT, False),
+    ("_MAX_SEQUENCE_NUMBER", "max_sequence_number", _INT, False), ("_SCHEMA_ID", "schema_id", _INT, True),
+    ("_LEVEL", "level", _INT, True), ("_DELETE_ROW_COUNT", "delete_row_count", _OPT_INT, True),
+    ("_EMBEDDED_FILE_INDEX", "embedded_index", _OPT_BYTES, False), ("_FILE_SOURCE", "file_source", _OPT_INT, False),
+    ("_EXTERNAL_PATH", "external_path", _OPT_STR, False), ("_FIRST_ROW_ID", "first_row_id", _OPT_INT, True),
+    ("_MIN_KEY", "min_key", _BYTES, False), ("_MAX_KEY", "max_key", _BYTES, False),
+)
+_ENTRY_VALUES = (("_PARTITION", "partition", _BYTES, False), ("_BUCKET", "bucket", _INT, False),
+                 ("_TOTAL_BUCKETS", "total_buckets", _INT, False))
+_LIST_VALUES = (
+    ("_FILE_NAME", "file_name", _STR, False), ("_FILE_SIZE", "file_size", _INT, True),
+    ("_NUM_ADDED_FILES", "num_added_files", _INT, True), ("_NUM_DELETED_FILES", "num_deleted_files", _INT, True),
+    ("_SCHEMA_ID", "schema_id", _INT, True),
+)
+_INDEX_VALUES = (
+    ("_KIND", "kind", _INT, False), ("_PARTITION", "partition", _BYTES, False), ("_BUCKET", "bucket", _INT, False),
+    ("_INDEX_TYPE", "index_type", _STR, False), ("_FILE_NAME", "file_name", _STR, False),
+    ("_FILE_SIZE", "file_size", _INT, True), ("_ROW_COUNT", "row_count", _INT, True),
+    ("_EXTERNAL_PATH", "external_path", _OPT_STR, False),
+)
+_DV_VALUES = (("f0", "data_file", _STR, False), ("f1", "offset", _INT, True), ("f2", "length", _INT, True),
+              ("_CARDINALITY", "cardinality", _OPT_INT, True))
+
+
+class _Values:
+    """The values of many objects checked against one spec, field by field over all objects at once
+    (C-level ``map``/``set``/``min``); only when a field fails are the objects examined one by one
+    (:func:`_check_values`) to name the first bad one."""
+
+    def __init__(self, spec: tuple[tuple[str, str, tuple[type, ...], bool], ...]) -> None:
+        self.spec = spec
+        self.getters = [(operator.attrgetter(attr), frozenset(types), nn) for _, attr, types, nn in spec]
+
+    def check_all(self, objs: Sequence[Any], path: str, where: str) -> None:
+        """Raise :class:`CorruptFileError` naming the first bad value (``where`` holds ``{i}``, the
+        object's position)."""
+        for get, types, non_negative in self.getters:
+            values = list(map(get, objs))
+            if not set(map(type, values)) <= types or (non_negative and min(filter(None, values), default=0) < 0):
+                for i, obj in enumerate(objs):
+                    _check_values(obj, self.spec, path, where.format(i=i))
+
+
+def _check_values(obj: Any, spec: tuple[tuple[str, str, tuple[type, ...], bool], ...], path: str,
+                  where: str) -> None:
+    """Raise :class:`CorruptFileError` for the first value of ``obj`` outside its ``spec``."""
+    for field, attr, types, non_negative in spec:
+        v = getattr(obj, attr)
+        if type(v) not in types or (non_negative and v is not None and v < 0):
+            want = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+            raise CorruptFileError(path, None, f"{where} {field}", want + (" >= 0" if non_negative else ""),
+                                   repr(v)[:80])
+
+
+_FILE_CHECK, _ENTRY_CHECK, _LIST_CHECK, _INDEX_CHECK, _DV_CHECK = (
+    _Values(_FILE_VALUES), _Values(_ENTRY_VALUES), _Values(_LIST_VALUES), _Values(_INDEX_VALUES), _Values(_DV_VALUES))
+
+
+def _check_names(names: tuple[Any, ...] | None, path: str, where: str) -> None:
+    if names is not None and any(type(n) is not str for n in names):
+        raise CorruptFileError(path, None, where, "strings", repr(names)[:80])
+
+
 def _wrap(path: str, what: str, e: Exception) -> CorruptFileError:
     return CorruptFileError(path, None, what, detail=f"missing or invalid field: {type(e).__name__}: {e}")
 
@@ -258,9 +328,11 @@ def read_manifest_list(file_io: FileIO, manifest_dir: str, name: str, list_kind:
     path = file_io.join(manifest_dir, name)
     records, _ = read_meta_file(file_io, path, "manifest list", MANIFEST_LIST_KINDS)
     try:
-        return [ManifestFileMeta.from_record(r, name, list_kind) for r in records]
-    except (KeyError, TypeError) as e:
+        metas = [ManifestFileMeta.from_record(r, name, list_kind) for r in records]
+    except (KeyError, TypeError, AttributeError) as e:
         raise _wrap(path, "manifest list record", e) from None
+    _LIST_CHECK.check_all(metas, path, "manifest list record {i}")
+    return metas
 
 
 def read_manifest(file_io: FileIO, manifest_dir: str, name: str, size: int | None = None) -> list[ManifestEntry]:
@@ -271,11 +343,21 @@ def read_manifest(file_io: FileIO, manifest_dir: str, name: str, size: int | Non
         entries = [_entry(r["_KIND"], r["_PARTITION"], r["_BUCKET"], r["_TOTAL_BUCKETS"],
                           DataFileMeta.from_record(r["_FILE"]), name)
                    for r in records]
-    except (KeyError, TypeError) as e:
+    except (KeyError, TypeError, AttributeError) as e:
         raise _wrap(path, "manifest entry", e) from None
-    for i, entry in enumerate(entries):
-        if entry.kind not in (FILE_KIND_ADD, FILE_KIND_DELETE):
-            raise CorruptFileError(path, None, f"manifest entry {i} _KIND", "0 (ADD) or 1 (DELETE)", entry.kind)
+    kinds = set(map(operator.attrgetter("kind"), entries))
+    if not kinds <= {FILE_KIND_ADD, FILE_KIND_DELETE} or bool in set(map(type, kinds)):
+        for i, entry in enumerate(entries):
+            if type(entry.kind) is not int or entry.kind not in (FILE_KIND_ADD, FILE_KIND_DELETE):
+                raise CorruptFileError(path, None, f"manifest entry {i} _KIND", "0 (ADD) or 1 (DELETE)", entry.kind)
+    _ENTRY_CHECK.check_all(entries, path, "manifest entry {i}")
+    files = [e.file for e in entries]
+    _FILE_CHECK.check_all(files, path, "manifest entry {i} _FILE")
+    for i, f in enumerate(files):
+        if f.extra_files or f.value_stats_cols or f.write_cols:
+            _check_names(f.extra_files, path, f"manifest entry {i} _FILE _EXTRA_FILES")
+            _check_names(f.value_stats_cols, path, f"manifest entry {i} _FILE _VALUE_STATS_COLS")
+            _check_names(f.write_cols, path, f"manifest entry {i} _FILE _WRITE_COLS")
     return entries
 
 
@@ -293,9 +375,14 @@ def read_index_manifest(file_io: FileIO, manifest_dir: str, name: str) -> list[I
     path = file_io.join(manifest_dir, name)
     records, _ = read_meta_file(file_io, path, "index manifest", INDEX_MANIFEST_KINDS)
     try:
-        return [IndexFileMeta.from_record(r, name) for r in records]
-    except (KeyError, TypeError) as e:
+        metas = [IndexFileMeta.from_record(r, name) for r in records]
+    except (KeyError, TypeError, AttributeError) as e:
         raise _wrap(path, "index manifest entry", e) from None
+    _INDEX_CHECK.check_all(metas, path, "index manifest entry {i}")
+    for i, m in enumerate(metas):
+        _DV_CHECK.check_all(m.deletion_vectors or (), path,
+                            f"index manifest entry {i} _DELETIONS_VECTORS_RANGES[{{i}}]")
+    return metas
 
 
 def merge_entries(entries: Iterable[ManifestEntry]) -> list[ManifestEntry]:

@@ -62,6 +62,9 @@ def read_meta_file(file_io: FileIO, path: str, field: str, expected: Kinds | Non
         data = read_file(file_io, path, size)
     except FileNotFoundError:
         raise PaimonLensError(f"{field} file {path} does not exist (was it removed by expiration?)") from None
+    except OSError as e:  # a name too long for the file system, a permission ...
+        raise CorruptFileError(path[:300], None, f"{field} file", detail=f"cannot be read: {e.strerror or e}") \
+            from None
     fmt = detect_format(data)
     if fmt == "avro":
         records, schema = decode_avro(data, path, field)
@@ -152,12 +155,12 @@ def _read_columnar(data: bytes, path: str, field: str, fmt: str) -> tuple[list[d
                 raise CorruptFileError(path, max(0, len(data) - 4), f"{field} footer", "PAR1",
                                        data[-4:].hex(), detail="truncated Parquet file")
             table = pq.read_table(io.BytesIO(data))
+        kinds = {f.name: _arrow_kind(f.type) for f in table.schema}
+        return [_plain(r) for r in table.to_pylist()], kinds  # values checked too (bad UTF-8, dates)
     except CorruptFileError:
         raise
     except Exception as e:
         raise CorruptFileError(path, None, f"{field} ({fmt})", detail=f"{type(e).__name__}: {e}") from None
-    kinds = {f.name: _arrow_kind(f.type) for f in table.schema}
-    return [_plain(r) for r in table.to_pylist()], kinds
 
 
 def _plain(value: Any) -> Any:

@@ -9,7 +9,7 @@ from ..errors import CorruptFileError, TableNotFoundError
 from ..io.fileio import MAX_JSON_BYTES, FileIO, read_file
 from ..types import DataField, TypeParseError, field_from_json
 from .paths import MAIN_BRANCH, branch_root
-from .snapshot import load_json_object
+from .snapshot import json_field, load_json_object
 
 
 @dataclass(frozen=True)
@@ -28,18 +28,30 @@ class TableSchema:
 
     @staticmethod
     def from_json(obj: dict[str, Any], path: str | None = None) -> TableSchema:
-        """Build from the parsed JSON of a schema file."""
+        """Build from the parsed JSON of a schema file; a field Paimon writes that is missing or of
+        another JSON type is a :class:`CorruptFileError` naming it."""
+        def get(key: str, kind: type, required: bool = False) -> Any:
+            return json_field(obj, key, kind, path, "schema", required)
+
+        for key in ("partitionKeys", "primaryKeys"):
+            keys = get(key, list)
+            if keys is not None and not all(isinstance(k, str) for k in keys):
+                raise CorruptFileError(path, None, f"schema field {key}", "a list of column names", repr(keys)[:80])
+        options = get("options", dict) or {}
+        bucket = options.get("bucket")
+        if bucket is not None and not str(bucket).strip().lstrip("-").isdigit():
+            raise CorruptFileError(path, None, "schema option bucket", "an integer", repr(bucket)[:80])
         try:
             schema = TableSchema(
-                id=int(obj["id"]),
-                fields=tuple(field_from_json(f) for f in obj["fields"]),
-                partition_keys=tuple(obj.get("partitionKeys") or ()),
-                primary_keys=tuple(obj.get("primaryKeys") or ()),
-                options={str(k): str(v) for k, v in (obj.get("options") or {}).items()},
-                comment=obj.get("comment"),
-                time_millis=obj.get("timeMillis"),
-                highest_field_id=obj.get("highestFieldId"),
-                version=obj.get("version"),
+                id=get("id", int, True),
+                fields=tuple(field_from_json(f) for f in get("fields", list, True)),
+                partition_keys=tuple(get("partitionKeys", list) or ()),
+                primary_keys=tuple(get("primaryKeys", list) or ()),
+                options={str(k): str(v) for k, v in options.items()},
+                comment=get("comment", str),
+                time_millis=get("timeMillis", int),
+                highest_field_id=get("highestFieldId", int),
+                version=get("version", int),
             )
         except (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError, TypeParseError) as e:
             raise CorruptFileError(path, None, "schema JSON", detail=f"{type(e).__name__}: {e}") from None

@@ -121,13 +121,25 @@ def _frame(rows: list[dict[str, Any]], columns: Iterable[str]) -> pd.DataFrame:
     return LensFrame(rows, columns=list(columns))
 
 
+def _millis_time(millis: int | None) -> Any:
+    """Epoch milliseconds as a pandas Timestamp; NaT when pandas cannot hold it (a long such as
+    2^63-1 is valid in Paimon's JSON, beyond pandas' years 1677-2262)."""
+    import pandas as pd
+
+    if millis is None:
+        return pd.NaT
+    try:
+        return pd.Timestamp(millis, unit="ms")
+    except (OverflowError, ValueError):  # OutOfBoundsDatetime is a ValueError
+        return pd.NaT
+
+
 def snapshots_frame(snapshots: Sequence[Snapshot]) -> pd.DataFrame:
     """Frame of :data:`SNAPSHOT_COLUMNS`."""
-    import pandas as pd
 
     rows = [{
         "snapshot_id": s.id, "schema_id": s.schema_id, "commit_kind": s.commit_kind,
-        "commit_time": pd.Timestamp(s.time_millis, unit="ms"),
+        "commit_time": _millis_time(s.time_millis),
         "total_record_count": s.total_record_count, "delta_record_count": s.delta_record_count,
         "changelog_record_count": s.changelog_record_count, "commit_user": s.commit_user,
         "commit_identifier": s.commit_identifier, "watermark": s.watermark,
@@ -140,7 +152,6 @@ def snapshots_frame(snapshots: Sequence[Snapshot]) -> pd.DataFrame:
 
 def schemas_frame(schemas: Sequence[TableSchema]) -> pd.DataFrame:
     """Frame of :data:`SCHEMA_COLUMNS`."""
-    import pandas as pd
 
     rows = []
     for s in schemas:
@@ -149,7 +160,7 @@ def schemas_frame(schemas: Sequence[TableSchema]) -> pd.DataFrame:
                 "schema_id": s.id, "field_id": f.id, "field_name": f.name, "field_type": str(f.type.copy(True)),
                 "nullable": f.type.nullable, "is_partition_key": f.name in s.partition_keys,
                 "is_primary_key": f.name in s.primary_keys, "description": f.description,
-                "time": pd.Timestamp(s.time_millis, unit="ms") if s.time_millis else None,
+                "time": _millis_time(s.time_millis) if s.time_millis else None,
             })
     return _frame(rows, SCHEMA_COLUMNS)
 

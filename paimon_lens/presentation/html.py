@@ -52,8 +52,11 @@ def render_table(table: Table) -> str:
     schema = table.schema
     when = None
     if snap is not None:
-        stamp = _dt.datetime.fromtimestamp(snap.time_millis / 1000, tz=_dt.timezone.utc)
-        when = stamp.strftime("%Y-%m-%d %H:%M:%S UTC")
+        try:
+            stamp = _dt.datetime.fromtimestamp(snap.time_millis / 1000, tz=_dt.timezone.utc)
+            when = stamp.strftime("%Y-%m-%d %H:%M:%S UTC")
+        except (OverflowError, ValueError, OSError):
+            when = f"{snap.time_millis} ms since 1970 (beyond the calendar)"
     files = None if table._files is None else len(table._files)
     columns = [{"name": f.name, "type": str(f.type),
                 "key": "PK" if f.name in schema.primary_keys else "partition" if f.name in schema.partition_keys

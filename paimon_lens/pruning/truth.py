@@ -88,12 +88,17 @@ def read_columns(table: Table, lf: LiveFile, field_ids: Sequence[int], cast: boo
 
             records = [r for r in fastavro.reader(io.BytesIO(data)) if isinstance(r, dict)]
             raw = {n: [r.get(n) for r in records] for n in names}
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError, LookupError, TypeError, NotImplementedError, ArithmeticError) as e:
+        # pyarrow's ArrowException subclasses are among these (ArrowNotImplementedError, ArrowInvalid ...)
         raise CorruptFileError(path, None, "data file", detail=f"{type(e).__name__}: {e}") from None
     current = {f.id: f for f in table.schema.fields}
     out: dict[int, list[Any]] = {}
     for fid, f in wanted.items():
-        values = [to_internal(v, f.type) for v in raw[f.name]]
+        try:
+            values = [to_internal(v, f.type) for v in raw[f.name]]
+        except _VALUE_ERRORS as e:
+            raise CorruptFileError(path, None, f"column {f.name} ({f.type})",
+                                   detail=f"its values do not fit the type: {type(e).__name__}: {e}") from None
         target = current.get(fid) if cast else None
         fn = None if target is None else cast_function(f.type, target.type)
         if fn is not None:  # written before a type-changing ALTER TABLE: read as Paimon casts it
@@ -117,8 +122,22 @@ def matching_positions(table: Table, lf: LiveFile, predicate: Predicate) -> BitM
         if len(values) != n:
             raise CorruptFileError(table.file_io.join(table.path, lf.path), None, f"column {fields[idx].name}",
                                    f"{n} rows (manifest row count)", f"{len(values)} rows")
-    mask = evaluate_rows(predicate, columns, n)
+    mask = _evaluate(predicate, columns, n, table.file_io.join(table.path, lf.path))
     return BitMap(mask.nonzero()[0].tolist())
+
+
+#: what evaluating a predicate on values of another type than the schema's raises
+_VALUE_ERRORS = (TypeError, ValueError, OverflowError, ArithmeticError, AttributeError)
+
+
+def _evaluate(predicate: Predicate, columns: dict[int, Sequence[Any]], n: int, where: str) -> Any:
+    """:func:`evaluate_rows`; values that do not fit the column's type (a data file whose columns do
+    not match its schema) are a :class:`CorruptFileError` naming ``where``."""
+    try:
+        return evaluate_rows(predicate, columns, n)
+    except _VALUE_ERRORS as e:
+        raise CorruptFileError(where, None, "column values", detail=f"they do not fit the schema's types: "
+                               f"{type(e).__name__}: {e}") from None
 
 
 def group_matching_positions(table: Table, group: RowRangeGroup, predicate: Predicate) -> BitMap:
@@ -148,5 +167,5 @@ def group_matching_positions(table: Table, group: RowRangeGroup, predicate: Pred
             raise CorruptFileError(table.file_io.join(table.path, source.path), None, f"column {fields[idx].name}",
                                    f"{n} rows (the group's row count)", f"{len(values)} rows")
         columns[idx] = values
-    mask = evaluate_rows(predicate, columns, n)
+    mask = _evaluate(predicate, columns, n, anchor)
     return BitMap(mask.nonzero()[0].tolist())
