@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+RESULTS = Path(__file__).resolve().parent / "results_fuzz.md"
 
 
 # ---- cases ---------------------------------------------------------------------------------------------
@@ -117,6 +118,26 @@ def _blob_iteration(cid: str, i: int, data: bytes, decode: Any, seconds: float) 
                       str(err), _innermost_lens_frame(err.__traceback__), traceback_tail(err)), bad
 
 
+#: where each worker writes the id of the mutation it is about to run (``<pid>``): a worker that dies
+#: in native code (a segfault, the kernel's OOM killer) leaves the id that killed it there
+BREADCRUMBS = Path(tempfile.gettempdir()) / "paimon-lens-fuzz-breadcrumbs"
+
+
+def _breadcrumb(cid: str, i: int) -> None:
+    (BREADCRUMBS / str(os.getpid())).write_text(f"{cid}#{i}\n")
+
+
+def _dead_workers() -> list[str]:
+    """The mutation ids the workers were running when they died (read after a broken pool)."""
+    out = []
+    for f in sorted(BREADCRUMBS.glob("*")):
+        try:
+            os.kill(int(f.name), 0)
+        except (ProcessLookupError, ValueError):
+            out.append(f.read_text().strip())
+    return out
+
+
 def run_case(cid: str, n: int, start: int, seconds: float) -> CaseResult:
     """Iterations ``start .. start+n-1`` of case ``cid``."""
     t0 = time.perf_counter()
@@ -127,6 +148,7 @@ def run_case(cid: str, n: int, start: int, seconds: float) -> CaseResult:
         result = CaseResult(cid, "blob", stats)
         seen: set[tuple[str, str]] = set()
         for i in range(start, start + n):
+            _breadcrumb(cid, i)
             outcome, bug, bad = _blob_iteration(cid, i, data, decode, seconds)
             stats.mutations += 1
             if outcome == "answer":
@@ -151,6 +173,7 @@ def run_case(cid: str, n: int, start: int, seconds: float) -> CaseResult:
     with tempfile.TemporaryDirectory(prefix="paimon-lens-fuzz-long-") as tmp:
         sandbox = Sandbox(case.table, Path(tmp))
         for i in range(start, start + n):
+            _breadcrumb(cid, i)
             out = run_iteration(case, i, sandbox, seconds)
             stats.mutations += 1
             if out.result == "answer":
@@ -283,6 +306,7 @@ def _set_memory_limit(gb: float) -> None:
 def _worker_init(gb: float) -> None:
     import warnings
 
+    BREADCRUMBS.mkdir(exist_ok=True)
     warnings.simplefilter("ignore")  # pandas/pyarrow warnings about odd values are not what is counted
     _set_memory_limit(gb)
     os.chdir(ROOT)
@@ -331,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repro-repo", default=str(ROOT), help="checkout the saved repro.py scripts import")
     ap.add_argument("--time-limit", type=float, default=0, help="stop starting new work after this many seconds")
     ap.add_argument("--repro", help="run one mutation '<case>#<iteration>' and print its outcome")
+    ap.add_argument("--write", action="store_true", help="write the summary to benchmarks/results_fuzz.md")
     args = ap.parse_args(argv)
     _worker_init(args.memory_gb)
 
@@ -362,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {done}/{total} mutations, {bugs} bug(s), {now - started:.0f}s", flush=True)
             last_print = now
 
+    BREADCRUMBS.mkdir(exist_ok=True)
+    dead: list[str] = []  # mutation ids a worker died running
     if args.jobs <= 1:
         for cid, n, s in pieces:
             if args.time_limit and time.perf_counter() - started > args.time_limit:
@@ -386,6 +413,10 @@ def main(argv: list[str] | None = None) -> int:
                     report(fut.result())
                 except Exception as e:  # a worker died (e.g. killed): say so, go on
                     print(f"  worker failed on {fut}: {type(e).__name__}: {e}", flush=True)
+                    dead.extend(_dead_workers())
+                    for rid in dead[-2:]:
+                        print(f"  BUG: a worker died running {rid} (native crash or OOM kill); replay it "
+                              f"with --repro '{rid}'", flush=True)
                 if not (args.time_limit and time.perf_counter() - started > args.time_limit):
                     for piece in it:
                         futures[pool.submit(run_case, *piece, args.seconds)] = piece
@@ -404,13 +435,26 @@ def main(argv: list[str] | None = None) -> int:
     for st in groups.values():
         all_stats.add(st)
     all_stats.seconds = elapsed
-    print("\n| cases | count | mutations | answers | typed errors | bugs | seconds (cpu) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    lines = ["| cases | count | mutations | answers | typed errors | bugs | seconds (cpu) |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for g, st in (("blob (tests/test_fuzz.py)", groups["blob"]), ("table (tests/test_fuzz_tables.py)",
                                                                    groups["table"])):
-        print(f"| {g} | {st.cases} | {st.mutations} | {st.answers} | {st.typed} | {st.bugs} | {st.seconds:.1f} |")
-    print(f"| **total** (wall {elapsed:.1f}s) | {all_stats.cases} | {all_stats.mutations} | {all_stats.answers} | "
-          f"{all_stats.typed} | {all_stats.bugs} | {groups['blob'].seconds + groups['table'].seconds:.1f} |")
+        lines.append(f"| {g} | {st.cases} | {st.mutations} | {st.answers} | {st.typed} | {st.bugs} | "
+                     f"{st.seconds:.1f} |")
+    lines.append(f"| **total** (wall {elapsed:.1f}s, {args.jobs} job(s)) | {all_stats.cases} | {all_stats.mutations} | "
+                 f"{all_stats.answers} | {all_stats.typed} | {all_stats.bugs + len(dead)} | "
+                 f"{groups['blob'].seconds + groups['table'].seconds:.1f} |")
+    print("\n" + "\n".join(lines))
+    for rid in dead:
+        print(f"worker died running {rid}: replay with --repro '{rid}'")
+    if args.write:
+        RESULTS.write_text(
+            "# Fuzzing: every decoder and metadata reader\n\n"
+            f"Regenerate with `python -m benchmarks.fuzz_long --mutations {args.mutations} --jobs {args.jobs} "
+            "--write` (see its module docstring). Outcomes: an answer, a typed error (`PaimonLensError`) or a "
+            "bug (anything else, a call over the time limit, a worker that died).\n\n" + "\n".join(lines) + "\n\n"
+            + (f"{all_stats.bugs + len(dead)} bug(s).\n" if all_stats.bugs or dead else "No bugs.\n"),
+            encoding="utf-8")
 
     # ---- distinct bugs
     bugs: dict[tuple[str, str], list[Any]] = {}
@@ -422,8 +466,8 @@ def main(argv: list[str] | None = None) -> int:
             bugs.setdefault(b.key, []).append(b)
             tables[b.repro_id] = r.table
     if not bugs:
-        print("\nno bugs")
-        return 0
+        print("\nno bugs" if not dead else "")
+        return 1 if dead else 0
     out_dir = Path(args.out)
     print(f"\n{len(bugs)} distinct bug(s) (exception type x innermost paimon_lens frame); reproducers in {out_dir}/:\n")
     print("| # | exception | frame | kinds mutated | calls | first id |")
