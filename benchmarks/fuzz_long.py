@@ -29,6 +29,7 @@ import argparse
 import contextlib
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -377,17 +378,24 @@ def main(argv: list[str] | None = None) -> int:
     last_print = started
     pieces = sorted(_chunks(plan), key=lambda p: (p[2], p[0]))  # interleaved: first pieces of every case first
 
+    printed: set[Any] = set()
+
     def report(r: CaseResult) -> None:
         nonlocal done, last_print
         results.append(r)
         done += r.stats.mutations
+        for b in r.bugs:  # each new kind of bug at once: a later crash of the run cannot lose it
+            if b.key not in printed:
+                printed.add(b.key)
+                print(f"  new bug {b.repro_id}: {b.exc_type} at {b.frame}: {str(b.message)[:200]}", flush=True)
         now = time.perf_counter()
         if now - last_print > 20 or done == total:
             bugs = sum(x.stats.bugs for x in results)
             print(f"  {done}/{total} mutations, {bugs} bug(s), {now - started:.0f}s", flush=True)
             last_print = now
 
-    BREADCRUMBS.mkdir(exist_ok=True)
+    shutil.rmtree(BREADCRUMBS, ignore_errors=True)  # only this run's workers leave breadcrumbs
+    BREADCRUMBS.mkdir()
     dead: list[str] = []  # mutation ids a worker died running
     if args.jobs <= 1:
         for cid, n, s in pieces:
@@ -398,8 +406,10 @@ def main(argv: list[str] | None = None) -> int:
         import multiprocessing
 
         ctx = multiprocessing.get_context("spawn")
+        # workers are replaced every few pieces: what a long-lived worker accumulates over tens of
+        # thousands of table copies (the harness's, not a table reader's) stays under the memory limit
         with ProcessPoolExecutor(args.jobs, mp_context=ctx, initializer=_worker_init,
-                                 initargs=(args.memory_gb,)) as pool:
+                                 initargs=(args.memory_gb,), max_tasks_per_child=4) as pool:
             futures = {}
             it = iter(pieces)
             for piece in it:  # keep 2 pieces per worker queued
