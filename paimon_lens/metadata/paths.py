@@ -76,7 +76,13 @@ def partition_path(values: Sequence[Any], fields: Sequence[DataField], options: 
     default = options.get("partition.default-name", DEFAULT_PARTITION_NAME)
     parts = []
     for v, f in zip(values, fields):
-        s = partition_value_string(v, f, legacy)
+        try:
+            s = partition_value_string(v, f, legacy)
+        except (OverflowError, ValueError) as e:  # a date or timestamp beyond the calendar
+            from ..errors import CorruptFileError
+
+            raise CorruptFileError(None, None, f"partition value of {f.name} ({f.type})", "a value Paimon can write "
+                                   "into a path", repr(v)[:80], detail=f"{type(e).__name__}: {e}") from None
         if s is None or is_java_whitespace(s):  # InternalRowPartitionComputer: null or blank
             s = default
         parts.append(f"{escape_path_name(f.name)}={escape_path_name(s)}")
