@@ -97,7 +97,8 @@ def to_json(value: Any, dtype: DataType) -> Any:
         try:
             text = value.isoformat(dtype.precision if dtype.precision is not None else 6)
         except (OverflowError, ValueError, AttributeError):
-            return getattr(value, "millisecond", str(value))  # beyond the calendar: epoch millis
+            millis = getattr(value, "millisecond", None)  # beyond the calendar: epoch millis
+            return millis if millis is not None else repr(value)
         return text + "Z" if r == "TIMESTAMP_LTZ" else text
     if isinstance(value, bytes):
         return value.hex()
