@@ -5,10 +5,12 @@ paimon-lens only reads. No function here writes, renames, deletes or locks anyth
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import re
 import stat
+from collections.abc import Iterator
 from typing import Protocol
 
 from ..errors import PaimonLensError
@@ -232,23 +234,26 @@ class TableFileIO:
                                                                                             self.storage_options)
         return io_
 
-    def read_bytes(self, path: str) -> bytes:
-        """The whole content of ``path`` (a regular file)."""
-        io_, p = self._io(path)
+    @contextlib.contextmanager
+    def _noting_missing(self, path: str) -> Iterator[None]:
+        """Record ``path`` in :attr:`missing` when the read inside finds it missing (and re-raise)."""
         try:
-            return io_.read_bytes(p)
+            yield
         except FileNotFoundError:
             self.missing.append(path)
             raise
 
+    def read_bytes(self, path: str) -> bytes:
+        """The whole content of ``path`` (a regular file)."""
+        io_, p = self._io(path)
+        with self._noting_missing(path):
+            return io_.read_bytes(p)
+
     def read_range(self, path: str, offset: int, length: int) -> bytes:
         """``length`` bytes of ``path`` from ``offset``."""
         io_, p = self._io(path)
-        try:
+        with self._noting_missing(path):
             return io_.read_range(p, offset, length)
-        except FileNotFoundError:
-            self.missing.append(path)
-            raise
 
     def exists(self, path: str) -> bool:
         """Whether ``path`` exists."""
@@ -263,11 +268,8 @@ class TableFileIO:
     def size(self, path: str) -> int:
         """Size of ``path`` in bytes."""
         io_, p = self._io(path)
-        try:
+        with self._noting_missing(path):
             return io_.size(p)
-        except FileNotFoundError:
-            self.missing.append(path)
-            raise
 
     def join(self, *parts: str) -> str:
         """Join path parts; a part that is itself absolute or a URI starts over (like ``os.path.join``)."""
