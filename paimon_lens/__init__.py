@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
-
+from ._version import __version__
 from .errors import CorruptFileError, PaimonLensError, SnapshotNotFoundError, TableNotFoundError
+from .rendering import register_html
+
+# what the presentation layer renders (imported when first shown)
+register_html("paimon_lens.pruning.explain.ExplainReport", "paimon_lens.presentation.html:render_explain")
 
 __all__ = [
     "CorruptFileError",

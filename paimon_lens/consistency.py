@@ -5,7 +5,7 @@ expiration deletes, in this order, the data files and manifests no retained snap
 the snapshot files, then updates the ``EARLIEST`` hint. A reader of snapshot N can therefore find
 one of N's files gone half way through an answer.
 
-Every public reading method of :class:`~paimon_lens.table.Table` runs through
+Every public reading method of a snapshot reader (and of :class:`paimon_lens.Table`) runs through
 :func:`run_consistently`: when files went missing while it ran (the table's
 :class:`~paimon_lens.io.fileio.TableFileIO` records each one) and snapshot N has expired (its
 snapshot file is gone, or goes within :data:`EXPIRY_WAIT_SECONDS` while a newer snapshot exists),
@@ -28,14 +28,33 @@ import functools
 import time
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from .errors import PaimonLensError, SnapshotNotFoundError
-
-if TYPE_CHECKING:
-    from .table import Table
+from .io.fileio import FileIO
 
 T = TypeVar("T")
+
+
+class SnapshotSource(Protocol):
+    """What a reader offers for consistent reading (a :class:`~paimon_lens.metadata.snapshot_reader.SnapshotReader`)."""
+
+    path: str
+    file_io: FileIO
+    snapshot: Any
+    follows_latest: bool
+    _consistency_depth: int
+
+    @property
+    def snapshot_id(self) -> int | None: ...
+
+    @property
+    def branch(self) -> str: ...
+
+    @property
+    def file_io_missing(self) -> list[str]: ...
+
+    def move_to_latest(self) -> None: ...
 
 #: How long a reader waits for the snapshot file of a snapshot whose files went missing to be
 #: deleted too, when a newer snapshot exists (an expiration deletes snapshot files last).
@@ -47,16 +66,16 @@ class SnapshotMovedWarning(UserWarning):
 
 
 def consistent(method: Callable[..., T]) -> Callable[..., T]:
-    """Decorate a :class:`Table` method: it runs through :func:`run_consistently`."""
+    """Decorate a reader's method: it runs through :func:`run_consistently`."""
 
     @functools.wraps(method)
-    def run(self: Table, *args: Any, **kwargs: Any) -> T:
+    def run(self: SnapshotSource, *args: Any, **kwargs: Any) -> T:
         return run_consistently(self, lambda: method(self, *args, **kwargs))
 
     return run
 
 
-def run_consistently(table: Table, op: Callable[[], T]) -> T:
+def run_consistently(table: SnapshotSource, op: Callable[[], T]) -> T:
     """``op()`` (which reads ``table``), answered for one snapshot (see the module docs).
 
     Nested calls (a method calling another) are left to the outermost one, which retries the
@@ -89,7 +108,7 @@ def run_consistently(table: Table, op: Callable[[], T]) -> T:
         table._consistency_depth -= 1
 
 
-def expired_error(table: Table, seen: int) -> SnapshotNotFoundError | None:
+def expired_error(table: SnapshotSource, seen: int) -> SnapshotNotFoundError | None:
     """The error to raise when files went missing (after the first ``seen`` recorded) because
     ``table``'s snapshot expired; None when nothing went missing or the snapshot still exists."""
     missing = table.file_io_missing[seen:]
@@ -112,7 +131,7 @@ def expired_error(table: Table, seen: int) -> SnapshotNotFoundError | None:
     return SnapshotNotFoundError(f"snapshot {sid} expired while it was read: {missing[0]} is gone{now}")
 
 
-def _move(table: Table, expired: SnapshotNotFoundError) -> None:
+def _move(table: SnapshotSource, expired: SnapshotNotFoundError) -> None:
     old = table.snapshot_id
     table.move_to_latest()
     warnings.warn(SnapshotMovedWarning(f"{expired}; reading snapshot {table.snapshot_id} instead of {old}"),

@@ -9,18 +9,21 @@ recording the error on its row.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap, BitMap64
 
+from .engines.local import LOCAL
 from .errors import CorruptFileError, PaimonLensError
 from .formats.deletion_vector import read_deletion_vector
 from .formats.hash_index import HashIndex, read_hash_index
 from .io.fileio import read_file
-from .metadata.manifest import IndexFileMeta
+from .metadata.manifest import IndexFileMeta, ManifestEntry
 
 if TYPE_CHECKING:
-    from .table import Table
+    from .engines.base import Engine
+    from .metadata.snapshot_reader import ReaderHandle, SnapshotReader
 
 DELETION_VECTORS = "DELETION_VECTORS"
 HASH = "HASH"
@@ -52,7 +55,7 @@ class DeletionVectorInfo:
         return self.cardinality / self.row_count
 
 
-def index_file_path(table: Table, entry: IndexFileMeta) -> str:
+def index_file_path(table: SnapshotReader, entry: IndexFileMeta) -> str:
     """Path of an index-manifest file (deletion vectors, HASH): relative to the table directory, or
     the entry's external path.
 
@@ -67,14 +70,38 @@ def index_file_path(table: Table, entry: IndexFileMeta) -> str:
     return f"index/{entry.file_name}"
 
 
-def _read(table: Table, relative: str, size: int) -> bytes:
+def _read(table: SnapshotReader, relative: str, size: int) -> bytes:
     """The bytes of an index file, which must have the ``_FILE_SIZE`` its index-manifest entry records."""
     return read_file(table.file_io, table.file_io.join(table.path, relative), size)
 
 
-def table_deletion_vectors(table: Table) -> list[DeletionVectorInfo]:
-    """Every deletion vector of the snapshot, in index-manifest order."""
-    rows_by_file = {lf.entry.file.file_name: lf.entry.file.row_count for lf in table.live_files()}
+def deletion_vector_infos(table: SnapshotReader, engine: Engine | None = None) -> list[DeletionVectorInfo]:
+    """Every deletion vector of the snapshot, in index-manifest order, decoded on ``engine`` (default:
+    here) once per snapshot: one task per ``DELETION_VECTORS`` index file."""
+    return table.memo("deletion_vectors", lambda: _decode_all(table, engine or LOCAL))
+
+
+def _decode_all(table: SnapshotReader, engine: Engine) -> list[DeletionVectorInfo]:
+    index_entries = [e for e in table.index_entries() if e.index_type == DELETION_VECTORS]
+    if not index_entries:
+        return []
+    by_name = {e.file.file_name: e for e in table.live_entries()}
+    items = []
+    for e in index_entries:
+        names = dict.fromkeys(dv.data_file for dv in e.deletion_vectors or ())
+        items.append((e, [by_name[n] for n in names if n in by_name]))
+    results = engine.map(partial(_decode_task, table.handle()), items)
+    return [dv for part in results for dv in part]
+
+
+def _decode_task(handle: ReaderHandle, item: tuple[IndexFileMeta, list[ManifestEntry]]) -> list[DeletionVectorInfo]:
+    entry, files = item
+    return table_deletion_vectors(handle.restricted(files, [entry]))
+
+
+def table_deletion_vectors(table: SnapshotReader) -> list[DeletionVectorInfo]:
+    """Every deletion vector of the snapshot, in index-manifest order, decoded here."""
+    rows_by_file = {e.file.file_name: e.file.row_count for e in table.live_entries()}
     bitmap64 = table.schema.options.get("deletion-vectors.bitmap64", "false").lower() == "true"
     out: list[DeletionVectorInfo] = []
     for e in table.index_entries():
@@ -136,7 +163,7 @@ class HashIndexInfo:
     error: str | None = None
 
 
-def table_hash_index(table: Table) -> list[HashIndexInfo]:
+def table_hash_index(table: SnapshotReader) -> list[HashIndexInfo]:
     """Every HASH (dynamic bucket) index file of the snapshot."""
     out = []
     for e in table.index_entries():

@@ -64,3 +64,11 @@ class CorruptFileError(PaimonLensError):
     def with_path(self, path: str) -> CorruptFileError:
         """Return a copy naming ``path`` (used when bytes were decoded before the path was known)."""
         return CorruptFileError(path, self.offset, self.field, self.expected, self.found, self.detail)
+
+
+class TaskError(PaimonLensError):
+    """A task failed on a worker with a paimon-lens error (its message kept; ``kind``: its class name)."""
+
+    def __init__(self, message: str, kind: str = "PaimonLensError") -> None:
+        super().__init__(message)
+        self.kind = kind

@@ -12,8 +12,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from .engines.files import map_file_chunks
+from .engines.local import LOCAL
 from .errors import PaimonLensError
 from .formats.bitmap import BitmapValueCounts
 from .formats.file_index import FileIndexFormatReader, IndexEntry
@@ -22,7 +24,8 @@ from .formats.reader import FileIndexReader
 from .types import DataType
 
 if TYPE_CHECKING:
-    from .table import LiveFile, Table
+    from .engines.base import Engine
+    from .metadata.snapshot_reader import LiveFile, SnapshotReader
 
 VALUE_KEYS = frozenset({"min", "max"})
 
@@ -45,6 +48,16 @@ class IndexInfo:
     reader: FileIndexReader | None
     error: str | None = None
     _summary: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (to leave a task's process): the facts and the summary; the file and the decoded
+        reader stay behind (``file`` None, ``reader`` a marker when there was one)."""
+        state = dict(self.__dict__)
+        if state["reader"] is not None:
+            state["_summary"] = self.summary() if state["_summary"] is None else state["_summary"]
+            state["reader"] = _Decoded()
+        state["file"] = None
+        return _portable_info, (state,)
 
     def summary(self) -> dict[str, Any]:
         """Scalar facts of the index (type-specific; internal values for ``min``/``max``)."""
@@ -87,7 +100,7 @@ def summarize(reader: FileIndexReader) -> dict[str, Any]:
     return out
 
 
-def open_container(table: Table, lf: LiveFile) -> FileIndexFormatReader | None:
+def open_container(table: SnapshotReader, lf: LiveFile) -> FileIndexFormatReader | None:
     """The file's index container (None if it has none)."""
     f = lf.entry.file
     if f.embedded_index is not None:
@@ -99,7 +112,7 @@ def open_container(table: Table, lf: LiveFile) -> FileIndexFormatReader | None:
     return FileIndexFormatReader.open(table.file_io.join(table.path, rel), table.file_io)
 
 
-def file_indexes(table: Table, lf: LiveFile) -> Iterator[IndexInfo]:
+def file_indexes(table: SnapshotReader, lf: LiveFile) -> Iterator[IndexInfo]:
     """Every (column, index type) of one file, decoded lazily per index."""
     location = lf.index_location
     if location == "none":
@@ -139,9 +152,66 @@ def _create_reader(container: FileIndexFormatReader, column: str, entry: IndexEn
     return create_reader(entry.index_type, dtype, data, container.path, container.base + entry.start)
 
 
-def table_file_indexes(table: Table) -> list[IndexInfo]:
-    """Every index of every live file of the snapshot."""
+def _decode_chunk(table: SnapshotReader, files: list[LiveFile], _extras: list[Any]) -> list[list[IndexInfo]]:
+    """A task: every index of each file, decoded and summarised."""
+    return [list(file_indexes(table, lf)) for lf in files]
+
+
+def table_file_indexes(table: SnapshotReader, engine: Engine | None = None) -> list[IndexInfo]:
+    """Every index of every live file of the snapshot, decoded on ``engine`` (default: here) once
+    per snapshot.
+
+    Decoded elsewhere, an index comes back as its summary; its reader is decoded again here on
+    first use (:class:`DeferredReader`), as a frame needing the whole index (``bitmap_values``) does.
+    """
+    return table.memo("file_indexes", lambda: _decode_all(table, engine or LOCAL))
+
+
+def _decode_all(table: SnapshotReader, engine: Engine) -> list[IndexInfo]:
+    files = table.live_files()
     out: list[IndexInfo] = []
-    for lf in table.live_files():
-        out.extend(file_indexes(table, lf))
+    i = 0
+    for per_file in map_file_chunks(engine, table, files, _decode_chunk):
+        for infos in per_file:
+            lf = files[i]
+            i += 1
+            for k, info in enumerate(infos):
+                if info.file is None:  # decoded in another process: attach this process's file
+                    reader = cast("FileIndexReader", DeferredReader(table, lf, k)) if info.reader is not None else None
+                    info = dataclasses.replace(info, file=lf, reader=reader)
+                out.append(info)
     return out
+
+
+class _Decoded:
+    """Stands, in a pickled :class:`IndexInfo`, for a reader that was decoded (it stays behind)."""
+
+
+def _portable_info(state: dict[str, Any]) -> IndexInfo:
+    info = object.__new__(IndexInfo)
+    info.__dict__.update(state)
+    return info
+
+
+class DeferredReader:
+    """Stands for an index reader decoded in another process: decoded again here on first attribute use."""
+
+    def __init__(self, table: SnapshotReader, lf: LiveFile, position: int) -> None:
+        self._table = table
+        self._lf = lf
+        self._position = position
+        self._real: FileIndexReader | None = None
+
+    def reader(self) -> FileIndexReader:
+        """The real reader (decoding the file's container in this process once)."""
+        if self._real is None:
+            info = list(file_indexes(self._table, self._lf))[self._position]
+            if info.reader is None:
+                raise RuntimeError(f"{self._lf.path}: index {info.column}/{info.index_type} no longer decodes")
+            self._real = info.reader
+        return self._real
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_table", "_lf", "_position", "_real"):
+            raise AttributeError(name)
+        return getattr(self.reader(), name)

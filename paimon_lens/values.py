@@ -189,3 +189,30 @@ def to_python(value: Any, dtype: DataType) -> Any:
             return value
         return d.replace(tzinfo=_dt.timezone.utc) if r == "TIMESTAMP_LTZ" else d
     return value
+
+
+def to_internal(value: Any, dtype: DataType) -> Any:
+    """A value as pyarrow/fastavro return it -> the internal value of ``dtype``."""
+    if value is None:
+        return None
+    r = dtype.root
+    if r == "DATE":
+        return (value - EPOCH_DATE).days if isinstance(value, _dt.date) else int(value)
+    if dtype.is_timestamp:
+        if hasattr(value, "nanosecond") and hasattr(value, "value"):  # pandas Timestamp: keeps nanoseconds
+            ns = int(value.value)  # epoch nanoseconds (UTC for an aware one)
+            return Timestamp(ns // 1_000_000, ns % 1_000_000)
+        if isinstance(value, _dt.datetime):
+            return Timestamp.from_datetime(value)
+        return Timestamp.from_millis(int(value))
+    if r == "TIME":
+        if isinstance(value, _dt.time):
+            return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
+        return int(value)
+    if r == "FLOAT":
+        return float32(float(value))
+    if r == "DECIMAL":
+        return value if isinstance(value, Decimal) else Decimal(str(value))
+    if dtype.is_binary:
+        return bytes(value)
+    return value

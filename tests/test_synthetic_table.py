@@ -17,8 +17,8 @@ import pytest
 import paimon_lens as pl
 from benchmarks.synthetic_table import COLUMNS, make_table, paimon_bucket
 from paimon_lens.pruning.explain import explain
-from paimon_lens.pruning.truth import to_internal
 from paimon_lens.table import Table
+from paimon_lens.values import to_internal
 from tests.conftest import FIXTURES
 
 FILES = 60

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import paimon_lens
-from paimon_lens.pruning.truth import to_internal
+from paimon_lens.values import to_internal
 from paimon_lens.writer import TableWriter
 from paimon_lens.writer.file_index import build_container, java_string_hash, parse_index_options
 from paimon_lens.writer.schema import paimon_type
@@ -366,7 +366,7 @@ def test_manifest_format_option(tmp_path: Path, fmt: str) -> None:
 
 
 def test_fixed_buckets_match_paimon_bucket_function(tmp_path: Path) -> None:
-    from paimon_lens.pruning.bucket import bucket_of
+    from paimon_lens.metadata.bucket import bucket_of
 
     schema = pa.schema([("k", pa.int32()), ("s", pa.string()), ("p", pa.string())])
     w = TableWriter.create(tmp_path / "t", schema, partition_keys=["p"], bucket=4, bucket_key="k,s",

@@ -37,7 +37,6 @@ Spark and Flink SQL to apply it, and ``CALL sys.rewrite_file_index`` to rebuild 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -45,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from ..consistency import consistent
 from ..errors import PaimonLensError
 from ..predicate.parser import parse_where
+from ..pruning.versions import rules_of
 from ..workload import Workload, as_workload
 from ..writer.file_index import DEFAULT_IN_MANIFEST_THRESHOLD, PREFIX, in_manifest_threshold, parse_index_options
 from .candidates import (
@@ -63,7 +63,7 @@ from .candidates import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..table import Table
+    from ..metadata.snapshot_reader import SnapshotReader
     from .profile import TableProfile
     from .whatif import WhatIfResult
 
@@ -117,7 +117,7 @@ class Recommendation:
 class Advice:
     """Recommendations for a table, the measurements behind them and the SQL to apply them."""
 
-    table: Table
+    table: SnapshotReader
     workload: Workload
     workload_derived: bool
     recommendations: list[Recommendation]
@@ -144,7 +144,7 @@ class Advice:
     # -- frames -------------------------------------------------------------------------------
     def frame(self) -> pd.DataFrame:
         """One row per recommendation."""
-        from ..presentation.display import LensFrame
+        from ..lens_frame import LensFrame
 
         rows = [{**r.to_dict(), "options": ", ".join(f"{k}={v}" for k, v in r.options.items())}
                 for r in self.recommendations]
@@ -152,7 +152,7 @@ class Advice:
 
     def tradeoff_frame(self) -> pd.DataFrame:
         """Every candidate of every column with its measured gain, cost, and whether it was eligible/chosen."""
-        from ..presentation.display import LensFrame
+        from ..lens_frame import LensFrame
 
         return LensFrame(self.tradeoffs, columns=list(TRADEOFF_COLUMNS))
 
@@ -233,7 +233,7 @@ class Advice:
         """``{"recommendations": [...], "statements": [...], ...}`` (the CLI contract)."""
         spark, flink = self.statements("spark"), self.statements("flink")
         return {
-            "table": self.table.path, "branch": self.table.branch, "paimon_version": self.table.paimon_version,
+            "table": self.table.path, "branch": self.table.branch, "paimon_version": rules_of(self.table).version,
             "snapshot_id": self.whatif.snapshot_id,
             "recommendations": [r.to_dict() for r in self.recommendations],
             "statements": spark + flink,
@@ -248,7 +248,7 @@ class Advice:
         }
 
     def _repr_html_(self) -> str:
-        from ..presentation.display import frame_html
+        from ..lens_frame import frame_html
 
         head = "<p><b>Recommendations</b>" + (" (workload derived from the column profiles)"
                                                if self.workload_derived else "") + "</p>"
@@ -426,7 +426,7 @@ def _pct(part: float, whole: float) -> str:
 
 
 def _reason(kind: str, s: _Score | None, column: str, base: _Base, profile: Any, n_queries: int) -> str:
-    from ..presentation.units import human_bytes
+    from ..units import human_bytes
 
     base_bytes, base_rows = base.bytes, base.rows
     if kind == "files" and s is not None:
@@ -453,8 +453,8 @@ def _queries(n: int) -> str:
 
 # ---- in-manifest threshold ---------------------------------------------------------------------
 
-def _advise_threshold(table: Table, result: WhatIfResult, chosen: Sequence[Candidate]) -> tuple[int, str]:
-    from ..presentation.units import human_bytes
+def _advise_threshold(table: SnapshotReader, result: WhatIfResult, chosen: Sequence[Candidate]) -> tuple[int, str]:
+    from ..units import human_bytes
 
     current = in_manifest_threshold(table.schema.options)
     index = {id(c): i for i, c in enumerate(result.candidates)}
@@ -467,7 +467,7 @@ def _advise_threshold(table: Table, result: WhatIfResult, chosen: Sequence[Candi
     if not sizes:
         return current, "no index recommended: the threshold does not matter"
     try:
-        manifest_bytes = int(table.manifests()["file_size"].fillna(0).sum())
+        manifest_bytes = sum(m.file_size or 0 for m in table.manifest_files())
     except (PaimonLensError, KeyError, OSError):
         manifest_bytes = 0
     scale = result.file_scale
@@ -496,7 +496,7 @@ def _advise_threshold(table: Table, result: WhatIfResult, chosen: Sequence[Candi
 # ---- the pipeline ------------------------------------------------------------------------------
 
 @consistent
-def recommend(table: Table, workload: Any = None, *, columns: Sequence[str] | None = None,
+def recommend(table: SnapshotReader, workload: Any = None, *, columns: Sequence[str] | None = None,
               index_types: Sequence[str] | None = None, max_files: int | None = None,
               sample_rows_per_file: int | None = None, seed: int = 0, query_runs: int = QUERY_RUNS,
               progress: bool = False) -> Advice:
@@ -581,7 +581,7 @@ def _confidence(derived: bool, sampled: bool, n_queries: int) -> str:
     return "medium" if sampled else "high"
 
 
-def _advise(table: Table, wl: Workload, derived: bool, profile: TableProfile, result: WhatIfResult,
+def _advise(table: SnapshotReader, wl: Workload, derived: bool, profile: TableProfile, result: WhatIfResult,
             columns: Sequence[str], existing: Sequence[Any], query_runs: int) -> Advice:
     recs: list[Recommendation] = []
     tradeoffs: list[dict[str, Any]] = []
@@ -651,9 +651,3 @@ def _rec(col: str, action: str, index_type: str | None, options: dict[str, str],
         index_bytes_read_per_query=s.bytes_read if s else 0.0, baseline_bytes_per_query=base_bytes,
         baseline_rows_per_query=base_rows, column_queries=n_q, confidence=conf, reason=reason)
 
-
-def recommend_path(path: str | os.PathLike[str], workload: Any = None, **kwargs: Any) -> Advice:
-    """:func:`recommend` on a table path."""
-    from ..table import open_table
-
-    return recommend(open_table(os.fspath(path)), workload, **kwargs)

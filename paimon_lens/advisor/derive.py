@@ -47,7 +47,7 @@ from .profile import ColumnProfile, SampleValue, TableProfile
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..table import Table
+    from ..metadata.snapshot_reader import SnapshotReader
 
 SOURCE = "derived from column profiles"
 """``Workload.source`` of a derived workload."""
@@ -84,7 +84,7 @@ class DerivedWorkload(Workload):
 
     def queries_frame(self) -> pd.DataFrame:
         """One row per derived query: where, weight, column, kind, description, expected_ratio."""
-        from ..presentation.display import LensFrame
+        from ..lens_frame import LensFrame
 
         cols = ["where", "weight", "column", "kind", "description", "expected_ratio"]
         return LensFrame([{c: getattr(q, c) for c in cols} for q in self.derived], columns=cols)
@@ -96,7 +96,7 @@ def to_workload(queries: Iterable[DerivedQuery], notes: Iterable[str] = (), sour
     return DerivedWorkload(tuple(WorkloadQuery(q.where, q.weight) for q in qs), source, qs, tuple(notes))
 
 
-def derive_workload(table: Table, profile: TableProfile, *, queries_per_column: int = 7, seed: int = 0,
+def derive_workload(table: SnapshotReader, profile: TableProfile, *, queries_per_column: int = 7, seed: int = 0,
                     weights: Mapping[str, float] | None = None, with_partition: bool = False) -> DerivedWorkload:
     """A representative workload for ``table`` from its column profiles (see the module docs).
 
@@ -113,7 +113,7 @@ def derive_workload(table: Table, profile: TableProfile, *, queries_per_column: 
     return to_workload(queries, notes)
 
 
-def derive_queries(table: Table, profile: TableProfile, *, queries_per_column: int = 7, seed: int = 0,
+def derive_queries(table: SnapshotReader, profile: TableProfile, *, queries_per_column: int = 7, seed: int = 0,
                    weights: Mapping[str, float] | None = None,
                    with_partition: bool = False) -> tuple[list[DerivedQuery], list[str]]:
     """The derived queries and notes (what was left out and why); see :func:`derive_workload`."""

@@ -65,18 +65,20 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..consistency import consistent
+from ..deletion_vectors import deletion_vector_infos
+from ..engines.files import engine_of, map_file_chunks, task_count
 from ..errors import CorruptFileError, PaimonLensError, UnsupportedError
 from ..io.fileio import check_size, local_path, read_file
 from ..metadata.row_ranges import is_blob_file, written_field_ids
-from ..pruning.truth import read_columns, to_internal
+from ..pruning.truth import read_columns
 from ..types import DataField, DataType, Timestamp
-from ..values import float32, to_json, to_python
+from ..values import float32, to_internal, to_json, to_python
 from ..writer.schema import arrow_type
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..table import LiveFile, Table
+    from ..metadata.snapshot_reader import LiveFile, SnapshotReader
 
 PROBE_ROWS = 1024
 """Values drawn per file to measure ``point_lookup_files_ratio``."""
@@ -265,14 +267,14 @@ class TableProfile:
 
     def columns_frame(self) -> pd.DataFrame:
         """One row per column (see :data:`COLUMN_FRAME_COLUMNS`)."""
-        from ..presentation.display import LensFrame
+        from ..lens_frame import LensFrame
 
         rows = [_column_record(c, to_python) for c in self.columns]
         return LensFrame(rows, columns=list(COLUMN_FRAME_COLUMNS))
 
     def files_frame(self) -> pd.DataFrame:
         """One row per profiled data file x column (see :data:`FILE_FRAME_COLUMNS`)."""
-        from ..presentation.display import LensFrame
+        from ..lens_frame import LensFrame
 
         types = {c.name: c.dtype for c in self.columns}
         rows = []
@@ -370,7 +372,7 @@ def _arrow_from_internal(values: Sequence[Any], dtype: DataType) -> pa.Array:
     return pa.array(values, at)
 
 
-def read_arrow_columns(table: Table, lf: LiveFile, fields: Sequence[DataField]) -> dict[int, pa.Array]:
+def read_arrow_columns(table: SnapshotReader, lf: LiveFile, fields: Sequence[DataField]) -> dict[int, pa.Array]:
     """The given table fields of one data file as Arrow arrays (by field id), in physical row order.
 
     Parquet and ORC are read with pyarrow (only these columns); other formats through
@@ -713,12 +715,12 @@ def _column_profile(f: DataField, is_partition: bool, pieces: list[_Piece], merg
         samples=samples, absent_value=absent)
 
 
-def _deletion_vectors(table: Table) -> dict[str, np.ndarray]:
+def _deletion_vectors(table: SnapshotReader) -> dict[str, np.ndarray]:
     """Deleted positions per data file name (files without a readable vector are absent)."""
     if not table.index_entries():
         return {}
     out = {}
-    for dv in table.deletion_vector_infos():
+    for dv in deletion_vector_infos(table):
         if dv.positions is not None:
             out[dv.data_file] = np.fromiter(dv.positions, dtype=np.int64, count=len(dv.positions))
     return out
@@ -733,7 +735,7 @@ class _ChunkProfile:
     merged: list[tuple[pa.Array, np.ndarray]]  # per field: the files' distinct values and summed counts
 
 
-def _profile_chunk(table: Table, lfs: Sequence[LiveFile], extras: Sequence[tuple[int, np.ndarray | None]], *,
+def _profile_chunk(table: SnapshotReader, lfs: Sequence[LiveFile], extras: Sequence[tuple[int, np.ndarray | None]], *,
                    fields: Sequence[DataField], top_k: int, sample_rows: int | None, seed: int,
                    skip_deleted: bool, progress: bool = False) -> _ChunkProfile:
     """Profile ``lfs`` (``extras``: each file's position among the live files and deleted positions).
@@ -783,7 +785,7 @@ _NO_COUNTS = np.zeros(0, np.int64)
 
 
 @consistent
-def profile_table(table: Table, columns: Sequence[str] | None = None, *, max_files: int | None = None,
+def profile_table(table: SnapshotReader, columns: Sequence[str] | None = None, *, max_files: int | None = None,
                   sample_rows_per_file: int | None = None, seed: int = 0, top_k: int = 10,
                   skip_deleted: bool = False, progress: bool | None = None) -> TableProfile:
     """Profile the columns of a table's live data files (see the module docs for every measure).
@@ -825,17 +827,13 @@ def profile_table(table: Table, columns: Sequence[str] | None = None, *, max_fil
         rng = np.random.default_rng(seed)
         chosen = [chosen[i] for i in sorted(rng.choice(len(live), max(0, max_files), replace=False))]
     dvs = _deletion_vectors(table)
+    engine = engine_of(table)
+    show = progress if progress is not None else len(chosen) > PROGRESS_THRESHOLD
     run = partial(_profile_chunk, fields=fields, top_k=top_k, sample_rows=sample_rows_per_file, seed=seed,
-                  skip_deleted=skip_deleted)
+                  skip_deleted=skip_deleted, progress=show and task_count(engine) == 1)
     chosen_files = [lf for _, lf in chosen]
     extras = [(position, dvs.get(lf.entry.file.file_name)) for position, lf in chosen]
-    if table.engine.distributed:
-        from ..distributed import map_file_chunks
-
-        chunks = map_file_chunks(table.engine, table, chosen_files, run, extras)
-    else:
-        show = progress if progress is not None else len(chosen) > PROGRESS_THRESHOLD
-        chunks = [run(table, chosen_files, extras, progress=show)]
+    chunks = map_file_chunks(engine, table, chosen_files, run, extras)
     pieces: dict[int, list[_Piece]] = {f.id: [] for f in fields}
     metas: list[LiveFile] = []
     files: list[FileProfile] = []

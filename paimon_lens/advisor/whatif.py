@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 from pyroaring import BitMap
 
 from ..consistency import consistent
+from ..engines.files import engine_of, map_file_chunks, task_count
 from ..errors import PaimonLensError
 from ..formats.bit_slice import BitSliceIndexBitmap, trailing_ones
 from ..formats.bitmap import BitmapFileIndexReader, BitmapIndexWriter, parse_memory_size
@@ -74,6 +75,7 @@ from ..formats.result import BitmapIndexResult
 from ..metadata.row_ranges import is_blob_file
 from ..predicate.model import LeafPredicate, Predicate
 from ..pruning.evolution import devolve_filter, field_names
+from ..pruning.run import explain_many
 from ..types import DataType
 from ..workload import Workload, as_workload
 from ..writer.file_index import IndexSpec, build_container, in_manifest_threshold, make_index_writer
@@ -83,7 +85,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..metadata.schema import TableSchema
-    from ..table import LiveFile, Table
+    from ..metadata.snapshot_reader import LiveFile, SnapshotReader
 
 WorkloadLike = Workload | str | os.PathLike[str] | Iterable[str | tuple[str, float]]
 
@@ -209,13 +211,13 @@ class WhatIfResult:
 
     def frame(self) -> pd.DataFrame:
         """One row per candidate (see :data:`WHATIF_COLUMNS`)."""
-        from ..presentation.display import LensFrame
+        from ..lens_frame import LensFrame
 
         return LensFrame(self.records(), columns=list(WHATIF_COLUMNS))
 
     def query_frame(self) -> pd.DataFrame:
         """One row per query x candidate: the baseline and what the candidate changes (scaled)."""
-        from ..presentation.display import LensFrame
+        from ..lens_frame import LensFrame
 
         rows = []
         for cand, tallies in zip(self.candidates, self.tallies):
@@ -233,7 +235,7 @@ class WhatIfResult:
 
     def threshold_frame(self, thresholds: Sequence[int] | None = None) -> pd.DataFrame:
         """Manifest growth per candidate x ``in-manifest-threshold`` (default: :func:`threshold_choices`)."""
-        from ..presentation.display import LensFrame
+        from ..lens_frame import LensFrame
 
         rows = []
         scale = self.file_scale
@@ -251,7 +253,7 @@ class WhatIfResult:
                                         "manifest_growth_bytes", "external_files", "external_bytes"])
 
     def _repr_html_(self) -> str:
-        from ..presentation.display import frame_html
+        from ..lens_frame import frame_html
 
         return frame_html(self.frame())
 
@@ -501,11 +503,11 @@ class _Baseline:
     sizes: dict[str, int]
 
 
-def _baselines(table: Table, workload: Workload, sampled: set[str]) -> list[_Baseline]:
+def _baselines(table: SnapshotReader, workload: Workload, sampled: set[str]) -> list[_Baseline]:
     from ..predicate.parser import parse_where
 
     predicates = [parse_where(q.where, table.schema.fields) for q in workload]
-    reports = table.explain_many(predicates, index_enabled=False)
+    reports = explain_many(table, predicates, engine=engine_of(table), index_enabled=False)
     out = []
     for q, predicate, report in zip(workload, predicates, reports):
         read = [f for f in report.files if f.read]
@@ -522,7 +524,8 @@ def _baselines(table: Table, workload: Workload, sampled: set[str]) -> list[_Bas
 class _FileContext:
     """One sampled data file: its schema, columns and the devolved queries (computed once)."""
 
-    def __init__(self, table: Table, lf: LiveFile, schema: TableSchema, columns: Mapping[int, Sequence[Any]]) -> None:
+    def __init__(self, table: SnapshotReader, lf: LiveFile, schema: TableSchema,
+                 columns: Mapping[int, Sequence[Any]]) -> None:
         self.lf = lf
         self.name = lf.entry.file.file_name
         self.schema = schema
@@ -670,7 +673,7 @@ def _add_tally(into: QueryTally, part: QueryTally) -> None:
     into.skipped_file_names.extend(part.skipped_file_names)
 
 
-def _measure_chunk(table: Table, lfs: Sequence[LiveFile],
+def _measure_chunk(table: SnapshotReader, lfs: Sequence[LiveFile],
                    extras: Sequence[tuple[list[tuple[int, int, int]], BitMap | None]], *,
                    cands: Sequence[Candidate], field_ids: Mapping[str, int], wanted_ids: Sequence[int],
                    predicates: Sequence[Predicate], progress: bool = False) -> _ChunkMeasure:
@@ -727,7 +730,7 @@ def _measure_chunk(table: Table, lfs: Sequence[LiveFile],
 
 
 @consistent
-def measure(table: Table, workload: WorkloadLike, candidates: Sequence[Candidate], *,
+def measure(table: SnapshotReader, workload: WorkloadLike, candidates: Sequence[Candidate], *,
             max_files: int | None = None, seed: int = 0, progress: bool = False) -> WhatIfResult:
     """Build every candidate's index for the table's data files and run the workload against it.
 
@@ -775,14 +778,10 @@ def measure(table: Table, workload: WorkloadLike, candidates: Sequence[Candidate
         name = lf.entry.file.file_name
         reads = [(qi, b.rows[name], b.sizes[name]) for qi, b in enumerate(baselines) if name in b.rows]
         extras.append((reads, dvs.get(name)))
+    engine = engine_of(table)
     run = partial(_measure_chunk, cands=cands, field_ids=field_ids, wanted_ids=wanted_ids,
-                  predicates=[b.query.predicate for b in baselines])
-    if table.engine.distributed:
-        from ..distributed import map_file_chunks
-
-        chunks = map_file_chunks(table.engine, table, sample, run, extras)
-    else:
-        chunks = [run(table, sample, extras, progress=progress)]
+                  predicates=[b.query.predicate for b in baselines], progress=progress and task_count(engine) == 1)
+    chunks = map_file_chunks(engine, table, sample, run, extras)
     for chunk in chunks:
         for m, part in zip(measures, chunk.measures):
             m.sizes.extend(part.sizes)
@@ -799,7 +798,7 @@ def measure(table: Table, workload: WorkloadLike, candidates: Sequence[Candidate
                         time.perf_counter() - started, notes)
 
 
-def _notes(table: Table, files: Sequence[LiveFile], sample: Sequence[LiveFile], baselines: Sequence[_Baseline],
+def _notes(table: SnapshotReader, files: Sequence[LiveFile], sample: Sequence[LiveFile], baselines: Sequence[_Baseline],
            measures: Sequence[CandidateMeasure]) -> list[str]:
     notes = []
     if len(sample) < len(files):

@@ -3,7 +3,7 @@
 :class:`LocalEngine` is paimon-lens's original behaviour: tables opened with it use the
 in-process code paths (remote manifests are read by a thread pool, see ``Table._map``); its
 ``map`` is a plain loop, or a thread pool when asked for. :class:`ProcessEngine` runs the
-distributed plans of :mod:`paimon_lens.distributed` on a ``ProcessPoolExecutor``: decoding holds
+services' tasks (see :mod:`paimon_lens.engines.files`) on a ``ProcessPoolExecutor``: decoding holds
 the GIL, so processes (not threads) are what spreads it over cores, at the cost of pickling tasks
 and results. No JVM either way.
 """
@@ -27,6 +27,7 @@ class LocalEngine:
 
     name = "local"
     distributed = False
+    parallelism = 1
 
     def __init__(self, threads: int = 1) -> None:
         self.threads = threads
@@ -47,7 +48,7 @@ LOCAL = LocalEngine()
 
 
 class ProcessEngine:
-    """A local process pool running the distributed plans (``workers``: default ``os.cpu_count()``)."""
+    """A local process pool running the services' tasks (``workers``: default ``os.cpu_count()``)."""
 
     name = "process"
     distributed = True

@@ -2,7 +2,7 @@
 
 A :class:`~paimon_lens.errors.PaimonLensError` raised by a task (a corrupt file, a missing one)
 is caught on the worker and returned as a :class:`Failure`; the driver raises it again as a
-:class:`~paimon_lens.engines.base.TaskError` with the same message, so a distributed run fails
+:class:`~paimon_lens.errors.TaskError` with the same message, so a distributed run fails
 with the sentence the local run would have printed (not with a Java stack trace). Other
 exceptions are bugs and propagate as the engine reports them.
 """
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..errors import PaimonLensError
+from ..errors import PaimonLensError, TaskError
 from ..metadata.gc_pause import gc_paused
 
 T = TypeVar("T")
@@ -42,9 +42,7 @@ def guarded(fn: Callable[[T], R], item: T) -> R | Failure:
 
 
 def unwrap(result: Any) -> Any:
-    """A task's result; raises :class:`~paimon_lens.engines.base.TaskError` for a :class:`Failure`."""
+    """A task's result; raises :class:`~paimon_lens.errors.TaskError` for a :class:`Failure`."""
     if isinstance(result, Failure):
-        from .base import TaskError
-
         raise TaskError(result.message, result.kind)
     return result

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from .stats import ColumnStats, missing_stats
 
 if TYPE_CHECKING:
-    from ..table import LiveFile, Table
+    from .snapshot_reader import LiveFile, SnapshotReader
 
 BLOB_SUFFIX = ".blob"
 
@@ -76,7 +76,7 @@ class RowRangeGroup:
         return (data[0] if data else self.files[0]).entry.file.row_count
 
 
-def data_evolution_enabled(table: Table) -> bool:
+def data_evolution_enabled(table: SnapshotReader) -> bool:
     """Whether ``data-evolution.enabled`` is set on the table (append tables only)."""
     opt = table.schema.options.get("data-evolution.enabled", "false").strip().lower()
     return opt == "true" and not table.schema.primary_keys
@@ -111,7 +111,7 @@ def row_range_groups(files: Sequence[LiveFile]) -> list[RowRangeGroup]:
     return [g for _, g in sorted(groups, key=lambda t: t[0])]
 
 
-def written_field_ids(table: Table, lf: LiveFile) -> set[int]:
+def written_field_ids(table: SnapshotReader, lf: LiveFile) -> set[int]:
     """Field ids of the columns a file stores (``_WRITE_COLS``, else every column of its schema)."""
     schema = table.schema_manager.schema(lf.entry.file.schema_id)
     cols = lf.entry.file.write_cols
@@ -121,7 +121,7 @@ def written_field_ids(table: Table, lf: LiveFile) -> set[int]:
     return {by_name[c] for c in cols if c in by_name}
 
 
-def group_stats(table: Table, group: RowRangeGroup) -> list[ColumnStats]:
+def group_stats(table: SnapshotReader, group: RowRangeGroup) -> list[ColumnStats]:
     """The group's value stats aligned with the table's fields (``evolutionStats``)."""
     data = group.data_files
     writes = [written_field_ids(table, lf) for lf in data]

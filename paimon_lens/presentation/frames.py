@@ -22,7 +22,7 @@ from ..values import to_json, to_python
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..table import LiveFile, Table
+    from ..metadata.snapshot_reader import LiveFile, SnapshotReader
 
 SNAPSHOT_COLUMNS = {
     "snapshot_id": "snapshot id",
@@ -116,7 +116,7 @@ INDEX_MANIFEST_COLUMNS = {
 
 
 def _frame(rows: list[dict[str, Any]], columns: Iterable[str]) -> pd.DataFrame:
-    from .display import LensFrame
+    from ..lens_frame import LensFrame
 
     return LensFrame(rows, columns=list(columns))
 
@@ -165,7 +165,7 @@ def schemas_frame(schemas: Sequence[TableSchema]) -> pd.DataFrame:
     return _frame(rows, SCHEMA_COLUMNS)
 
 
-def manifests_frame(table: Table, manifests: Sequence[ManifestFileMeta]) -> pd.DataFrame:
+def manifests_frame(table: SnapshotReader, manifests: Sequence[ManifestFileMeta]) -> pd.DataFrame:
     """Frame of :data:`MANIFEST_COLUMNS`."""
     pfields = table.schema.partition_fields
     rows = []
@@ -194,7 +194,7 @@ def _file_format(name: str) -> str | None:
     return ext or None
 
 
-def file_record(table: Table, lf: LiveFile, as_json: bool) -> dict[str, Any]:
+def file_record(table: SnapshotReader, lf: LiveFile, as_json: bool) -> dict[str, Any]:
     """The facts of one live file, values either JSON-encoded or as Python objects."""
     conv = to_json if as_json else to_python
     f = lf.entry.file
@@ -239,7 +239,7 @@ def file_record(table: Table, lf: LiveFile, as_json: bool) -> dict[str, Any]:
     }
 
 
-def _key_record(table: Table, lf: LiveFile, conv: Any) -> dict[str, Any]:
+def _key_record(table: SnapshotReader, lf: LiveFile, conv: Any) -> dict[str, Any]:
     """``min_key``, ``max_key`` and ``key_stats`` of a primary-key table's file (None otherwise)."""
     keys = table.schema.trimmed_primary_keys
     if not keys:
@@ -264,7 +264,7 @@ def _key_record(table: Table, lf: LiveFile, conv: Any) -> dict[str, Any]:
     }
 
 
-def _location_error(table: Table, lf: LiveFile) -> str | None:
+def _location_error(table: SnapshotReader, lf: LiveFile) -> str | None:
     """For a file at an external path: why it cannot be reached (None when it exists)."""
     if not lf.entry.file.external_path:
         return None
@@ -281,7 +281,7 @@ def _location_error(table: Table, lf: LiveFile) -> str | None:
     return f"external path {shown} does not exist (data-file.external-paths moved? see path_map)"
 
 
-def files_frame(table: Table, files: Sequence[LiveFile]) -> pd.DataFrame:
+def files_frame(table: SnapshotReader, files: Sequence[LiveFile]) -> pd.DataFrame:
     """Frame of :data:`FILE_COLUMNS` plus ``min(c)``, ``max(c)``, ``null_count(c)`` per column."""
     names = [c.name for c in table.schema.fields]
     stat_cols = [f"{k}({n})" for n in names for k in ("min", "max", "null_count")]
@@ -310,7 +310,7 @@ def files_frame(table: Table, files: Sequence[LiveFile]) -> pd.DataFrame:
     return _frame(rows, [*FILE_COLUMNS, *stat_cols])
 
 
-def index_manifest_frame(table: Table, entries: Sequence[IndexFileMeta]) -> pd.DataFrame:
+def index_manifest_frame(table: SnapshotReader, entries: Sequence[IndexFileMeta]) -> pd.DataFrame:
     """Frame of :data:`INDEX_MANIFEST_COLUMNS`."""
     pfields = {p.name: p.type for p in table.schema.partition_fields}
     rows = []
@@ -354,7 +354,7 @@ HASH_INDEX_COLUMNS = {
 }
 
 
-def deletion_vectors_frame(table: Table, dvs: Sequence[DeletionVectorInfo]) -> pd.DataFrame:
+def deletion_vectors_frame(table: SnapshotReader, dvs: Sequence[DeletionVectorInfo]) -> pd.DataFrame:
     """Frame of :data:`DELETION_VECTOR_COLUMNS`."""
     pfields = {p.name: p.type for p in table.schema.partition_fields}
     rows = [{
@@ -367,7 +367,7 @@ def deletion_vectors_frame(table: Table, dvs: Sequence[DeletionVectorInfo]) -> p
     return _frame(rows, DELETION_VECTOR_COLUMNS)
 
 
-def hash_index_frame(table: Table, infos: Sequence[HashIndexInfo]) -> pd.DataFrame:
+def hash_index_frame(table: SnapshotReader, infos: Sequence[HashIndexInfo]) -> pd.DataFrame:
     """Frame of :data:`HASH_INDEX_COLUMNS`."""
     pfields = {p.name: p.type for p in table.schema.partition_fields}
     rows = [{

@@ -5,13 +5,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .units import human_bytes
+from ..units import human_bytes
 
 if TYPE_CHECKING:
     import jinja2
 
+    from ..metadata.snapshot_reader import SnapshotReader
     from ..pruning.explain import ExplainReport
-    from ..table import Table
 
 
 @lru_cache(maxsize=1)
@@ -44,7 +44,7 @@ def render_explain(report: ExplainReport, include_files: bool = True) -> str:
         summary=summary, include_files=include_files)
 
 
-def render_table(table: Table) -> str:
+def render_table(table: SnapshotReader) -> str:
     """A compact card about a table: snapshot, kind, keys, columns, index options (escaped)."""
     import datetime as _dt
 

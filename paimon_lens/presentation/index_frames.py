@@ -24,7 +24,7 @@ from ..values import to_json, to_python
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..table import Table
+    from ..metadata.snapshot_reader import SnapshotReader
 
 FILE_INDEX_COLUMNS = {
     "partition": "partition values",
@@ -50,7 +50,7 @@ BITMAP_VALUE_COLUMNS = {
 }
 
 
-def _partition(table: Table, info: IndexInfo) -> dict[str, Any]:
+def _partition(table: SnapshotReader, info: IndexInfo) -> dict[str, Any]:
     types = {p.name: p.type for p in table.schema.partition_fields}
     return {k: to_python(v, types[k]) for k, v in info.file.partition.items()}
 
@@ -65,9 +65,10 @@ def summary_values(info: IndexInfo, as_json: bool) -> dict[str, Any]:
     return out
 
 
-def file_indexes_frame(table: Table, infos: Sequence[IndexInfo], index_type: str | None = None) -> pd.DataFrame:
+def file_indexes_frame(table: SnapshotReader, infos: Sequence[IndexInfo],
+                       index_type: str | None = None) -> pd.DataFrame:
     """One row per data file x column x index type (optionally one index type only)."""
-    from .display import LensFrame
+    from ..lens_frame import LensFrame
 
     rows = []
     extra: dict[str, None] = {}
@@ -100,7 +101,7 @@ def _json_safe(v: Any) -> Any:
     return v
 
 
-def indexes_json(table: Table, infos: Sequence[IndexInfo]) -> dict[str, Any]:
+def indexes_json(table: SnapshotReader, infos: Sequence[IndexInfo]) -> dict[str, Any]:
     """The ``indexes --format json`` document: per file, per column, per index type."""
     files: dict[str, dict[str, Any]] = {}
     for lf in table.live_files():
@@ -127,9 +128,9 @@ def indexes_json(table: Table, infos: Sequence[IndexInfo]) -> dict[str, Any]:
             "files": list(files.values())}
 
 
-def bitmap_values_frame(table: Table, infos: Sequence[IndexInfo], column: str) -> pd.DataFrame:
+def bitmap_values_frame(table: SnapshotReader, infos: Sequence[IndexInfo], column: str) -> pd.DataFrame:
     """Frame of :data:`BITMAP_VALUE_COLUMNS` for one column's bitmap indexes."""
-    from .display import LensFrame
+    from ..lens_frame import LensFrame
 
     rows = []
     for info in infos:

@@ -21,11 +21,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
+from .._version import __version__
 from ..consistency import consistent
 from ..errors import PaimonLensError
+from ..lens_frame import frame_html, human_bytes, human_count, human_percent
 from ..workload import Workload, as_workload
-from .display import frame_html, human_bytes, human_count, human_percent
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -276,8 +276,6 @@ def _explain_batch(table: Table, workload: Workload) -> dict[int, Any]:
     """The explains of the workload's queries that parse, in one run on the table's engine (one
     Spark job, not one per query); empty when that run fails (each query is then explained alone,
     so its own error reaches the report)."""
-    if not table.engine.distributed:  # in process explain_many is a loop: nothing to batch
-        return {}
     from ..predicate.parser import parse_where
 
     queries = list(workload)

@@ -33,7 +33,7 @@ except ImportError:  # pragma: no cover - depends on the environment
     raise PaimonLensError("the explorer needs ipywidgets: pip install 'paimon-lens[notebook]'") from None
 
 from ..errors import PaimonLensError
-from .display import frame_html
+from ..lens_frame import frame_html
 
 if TYPE_CHECKING:
     from ..table import Table

@@ -27,66 +27,20 @@ intersecting when a bucket-key column appeared in two conjuncts.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Mapping, Sequence
 from itertools import product
 from typing import Any
 
-from ..metadata.binary_row import encode_binary_row
+from ..metadata.bucket import binary_row_hash, bucket_of, java_mod, murmur_words
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, and_, or_
 from ..types import DataField
 from .compare import java_key, leaf_row_test
 from .evolution import field_names, pick, split_and, split_or
 
 MAX_VALUES = 1000
-_M32 = 0xFFFFFFFF
 
-
-def _rotl(x: int, r: int) -> int:
-    return ((x << r) | (x >> (32 - r))) & _M32
-
-
-def murmur_words(data: bytes, seed: int = 42) -> int:
-    """``MurmurHashUtils.hashBytesByWords``: Murmur3-32 over 4-byte little-endian words (signed result)."""
-    if len(data) % 4:
-        raise ValueError("hashBytesByWords needs a length that is a multiple of 4")
-    h = seed
-    for (k,) in struct.iter_unpack("<I", data):
-        k = (k * 0xCC9E2D51) & _M32
-        k = _rotl(k, 15)
-        k = (k * 0x1B873593) & _M32
-        h ^= k
-        h = _rotl(h, 13)
-        h = (h * 5 + 0xE6546B64) & _M32
-    h ^= len(data)
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & _M32
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & _M32
-    h ^= h >> 16
-    return h - (1 << 32) if h & 0x80000000 else h
-
-
-def binary_row_hash(values: Sequence[Any], fields: Sequence[DataField]) -> int:
-    """``BinaryRow.hashCode()`` of a row holding ``values`` (internal form) for ``fields``."""
-    row = encode_binary_row(values, [f.type for f in fields])[4:]  # drop the serialised arity
-    return murmur_words(row)
-
-
-def java_mod(a: int, n: int) -> int:
-    """Java's ``a % n`` (the sign follows ``a``)."""
-    r = abs(a) % abs(n)
-    return -r if a < 0 else r
-
-
-def bucket_of(values: Sequence[Any], fields: Sequence[DataField], num_buckets: int,
-              function: str = "default") -> int:
-    """The bucket Paimon assigns to a row whose bucket-key columns hold ``values``."""
-    if function == "mod":
-        return int(values[0]) % num_buckets  # Math.floorMod
-    return abs(java_mod(binary_row_hash(values, fields), num_buckets))
-
-
+__all__ = ["BucketSelector", "binary_row_hash", "bucket_of", "bucket_values", "java_mod", "murmur_words",
+           "substitute_partition"]
 def substitute_partition(predicate: Predicate, partition: Mapping[str, Any]) -> Predicate | bool:
     """Replace leaves on partition columns by their truth on ``partition``; simplify AND/OR.
 

@@ -25,20 +25,23 @@ from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap
 
+from ..deletion_vectors import deletion_vector_infos
 from ..errors import PaimonLensError
 from ..formats.result import BitmapIndexResult, FileIndexResult, first_positions
 from ..formats.roaring import to_bitmap32
 from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import RowRangeGroup, data_evolution_enabled, row_range_groups
 from ..predicate.model import Predicate, leaves
+from ..rendering import render_html
 from ..values import to_json, to_python
 from .versions import rules_of
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..table import LiveFile, Table
+    from ..metadata.snapshot_reader import LiveFile, SnapshotReader
     from .scan import PlanDecision
+    from .versions import PaimonRules
 
 STAGES = ("partition", "bucket", "stats", "index", "read index", "deletion vector")
 
@@ -105,7 +108,7 @@ class FileVerdict:
 class ExplainReport:
     """The per-file verdicts of one predicate on one snapshot, and the funnel they make."""
 
-    table: Table
+    table: SnapshotReader
     where: str
     predicate: Predicate
     files: list[FileVerdict]
@@ -115,14 +118,19 @@ class ExplainReport:
     """The snapshot explained (the table's when the report was made; a table that follows the latest
     snapshot may move on later)."""
 
+    rules: PaimonRules = None  # type: ignore[assignment]  # set from the table when not given
+    """The Paimon release's rules the explanation applies."""
+
     def __post_init__(self) -> None:
         if self.snapshot_id is None:
             self.snapshot_id = self.table.snapshot_id
+        if self.rules is None:
+            self.rules = rules_of(self.table)
 
     @property
     def paimon_version(self) -> str:
         """The Paimon release whose pruning rules this explanation applies."""
-        return rules_of(self.table).version
+        return self.rules.version
 
     # ---- summaries --------------------------------------------------------------------------
     def funnel(self) -> list[dict[str, Any]]:
@@ -214,7 +222,7 @@ class ExplainReport:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per data file (see :data:`EXPLAIN_COLUMNS`); displays with human units."""
-        from ..presentation.display import LensFrame
+        from ..lens_frame import LensFrame
 
         ptypes = {p.name: p.type for p in self.table.schema.partition_fields}
         rows = []
@@ -231,10 +239,8 @@ class ExplainReport:
             })
         return LensFrame(rows, columns=list(EXPLAIN_COLUMNS))
 
-    def _repr_html_(self) -> str:
-        from ..presentation.html import render_explain
-
-        return render_explain(self)
+    def _repr_html_(self) -> str | None:
+        return render_html(self)
 
     def __repr__(self) -> str:
         s = self.summary()
@@ -264,13 +270,13 @@ def _stage_row(name: str, files: Sequence[FileVerdict], rows_after: bool = False
     }
 
 
-def deletion_vector_bitmaps(table: Table) -> dict[str, BitMap]:
+def deletion_vector_bitmaps(table: SnapshotReader) -> dict[str, BitMap]:
     """Deleted positions per data file name, for the deletion vectors (32- or 64-bit) that decode and
     agree with their file (the others are in :func:`deletion_vector_errors`)."""
     if not table.index_entries():
         return {}
     out: dict[str, BitMap] = {}
-    for dv in table.deletion_vector_infos():
+    for dv in deletion_vector_infos(table):
         if dv.positions is None or dv.error is not None:
             continue
         bm = dv.positions if isinstance(dv.positions, BitMap) else to_bitmap32(dv.positions)
@@ -279,9 +285,9 @@ def deletion_vector_bitmaps(table: Table) -> dict[str, BitMap]:
     return out
 
 
-def _version_notes(table: Table, predicate: Predicate) -> list[str]:
-    """What the modelled rules of ``table.paimon_version`` leave out for this table and predicate."""
-    rules, notes = rules_of(table), []
+def _version_notes(table: SnapshotReader, predicate: Predicate, rules: PaimonRules) -> list[str]:
+    """What the modelled ``rules`` leave out for this table and predicate."""
+    notes: list[str] = []
     if data_evolution_enabled(table) and not rules.data_evolution:
         notes.append(f"Paimon {rules.version} cannot read data-evolution tables (1.3+); the plan shown "
                      "is the one of Paimon 1.3")
@@ -303,7 +309,7 @@ def _version_notes(table: Table, predicate: Predicate) -> list[str]:
     return notes
 
 
-def _groups_by_file(table: Table) -> dict[str, RowRangeGroup]:
+def _groups_by_file(table: SnapshotReader) -> dict[str, RowRangeGroup]:
     """Data-evolution tables: each file's row-range group (empty for other tables)."""
     if not data_evolution_enabled(table):
         return {}
@@ -316,11 +322,11 @@ def _group_dv(group: RowRangeGroup, dvs: dict[str, BitMap]) -> BitMap | None:
     return BitMap.union(*found) if found else None
 
 
-def deletion_vector_errors(table: Table) -> dict[str, str]:
+def deletion_vector_errors(table: SnapshotReader) -> dict[str, str]:
     """Why the deletion vector of a data file could not be read, per data file name."""
     if not table.index_entries():
         return {}
-    return {dv.data_file: dv.error for dv in table.deletion_vector_infos() if dv.error}
+    return {dv.data_file: dv.error for dv in deletion_vector_infos(table) if dv.error}
 
 
 def _read_stage(d: PlanDecision, lf: LiveFile, result: FileIndexResult | None,
@@ -347,7 +353,8 @@ def _read_stage(d: PlanDecision, lf: LiveFile, result: FileIndexResult | None,
     return True, rows, "", ""
 
 
-def explain(table: Table, where: str | Predicate, *, truth: bool = False, index_enabled: bool = True) -> ExplainReport:
+def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = False, index_enabled: bool = True,
+            rules: PaimonRules | None = None) -> ExplainReport:
     """Simulate Paimon's pruning of ``where`` on every live file of ``table``'s snapshot.
 
     Args:
@@ -356,6 +363,8 @@ def explain(table: Table, where: str | Predicate, *, truth: bool = False, index_
         truth: also read the predicate's columns from every data file and report the rows that
             really match.
         index_enabled: ``False`` models ``file-index.read.enabled = false``.
+        rules: the Paimon release's rules (default: those of ``table.paimon_version``, else the
+            newest release modelled).
     """
     from ..predicate.parser import parse_where
     from .scan import plan
@@ -363,21 +372,21 @@ def explain(table: Table, where: str | Predicate, *, truth: bool = False, index_
     predicate = parse_where(where, table.schema.fields) if isinstance(where, str) else where
     text = where if isinstance(where, str) else str(where)
     with gc_paused():  # one pause for reading, planning and the read stage (see gc_pause)
-        decisions = {d.file_name: d for d in plan(table, predicate, index_enabled=index_enabled)}
-        return _verdicts(table, predicate, text, decisions, truth, index_enabled)
+        rules = rules or rules_of(table)
+        decisions = {d.file_name: d for d in plan(table, predicate, index_enabled=index_enabled, rules=rules)}
+        return _verdicts(table, predicate, text, decisions, truth, index_enabled, rules)
 
 
-def _verdicts(table: Table, predicate: Predicate, text: str, decisions: dict[str, PlanDecision], truth: bool,
-              index_enabled: bool) -> ExplainReport:
+def _verdicts(table: SnapshotReader, predicate: Predicate, text: str, decisions: dict[str, PlanDecision],
+              truth: bool, index_enabled: bool, rules: PaimonRules) -> ExplainReport:
     """The read stage (and the ground truth) after planning, file by file."""
     if truth:
         from .truth import group_matching_positions, matching_positions
 
-    rules = rules_of(table)
     dvs = deletion_vector_bitmaps(table)
     dv_errors = deletion_vector_errors(table)
     verdicts: list[FileVerdict] = []
-    notes: list[str] = _version_notes(table, predicate)
+    notes: list[str] = _version_notes(table, predicate, rules)
     groups = _groups_by_file(table)
     for lf in table.live_files():
         f = lf.entry.file
@@ -445,4 +454,4 @@ def _verdicts(table: Table, predicate: Predicate, text: str, decisions: dict[str
             flags=tuple(flags), error="; ".join(errors) or None,
         )
         verdicts.append(verdict)
-    return ExplainReport(table, text, predicate, verdicts, truth, notes)
+    return ExplainReport(table, text, predicate, verdicts, truth, notes, rules=rules)

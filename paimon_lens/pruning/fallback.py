@@ -18,6 +18,7 @@ that partition.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .compare import row_test
@@ -25,13 +26,14 @@ from .scan import partition_filter
 from .versions import rules_of
 
 if TYPE_CHECKING:
-    from ..table import Table
+    from ..metadata.snapshot_reader import SnapshotReader
     from .explain import ExplainReport
+    from .versions import PaimonRules
 
 FALLBACK_OPTION = "scan.fallback-branch"
 
 
-def fallback_branch(table: Table) -> str | None:
+def fallback_branch(table: SnapshotReader) -> str | None:
     """The branch named by ``scan.fallback-branch``, or None (also when it is the table's own)."""
     name = (table.schema.options.get(FALLBACK_OPTION) or "").strip()
     return name if name and name != table.branch else None
@@ -41,9 +43,14 @@ def _key(partition: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted(partition.items()))
 
 
-def with_fallback(table: Table, report: ExplainReport, *, truth: bool, index_enabled: bool) -> ExplainReport:
+def with_fallback(table: SnapshotReader, report: ExplainReport,
+                  explain_branch: Callable[[SnapshotReader, str], ExplainReport], *,
+                  rules: PaimonRules | None = None) -> ExplainReport:
     """``report`` of ``table`` plus the files its fallback branch contributes (unchanged without one),
-    by the rule of ``table.paimon_version`` (see the module docstring)."""
+    by ``rules`` (default: those of ``table.paimon_version``; see the module docstring).
+
+    ``explain_branch(branch, where)`` explains the SQL text ``where`` on the fallback branch's own
+    files (the caller's way: same engine, same options)."""
     name = fallback_branch(table)
     if name is None:
         return report
@@ -52,7 +59,7 @@ def with_fallback(table: Table, report: ExplainReport, *, truth: bool, index_ena
                             "table alone (and logs an error)")
         return report
     fallback = table.on_branch(name)
-    if rules_of(table).fallback_filtered_partitions:  # 0.9 - 1.3: partitions of the planned files
+    if (rules or rules_of(table)).fallback_filtered_partitions:  # 0.9 - 1.3: partitions of the planned files
         complete = {_key(f.partition) for f in report.files if f.planned}
     else:
         part_filter = partition_filter(table, report.predicate)
@@ -60,7 +67,7 @@ def with_fallback(table: Table, report: ExplainReport, *, truth: bool, index_ena
                     if part_filter is None or row_test(part_filter, lf.partition)}
     # the branch binds the predicate to its own schema, from the predicate's SQL text; Paimon reads
     # the fallback branch without following a fallback option of its own
-    other = fallback.explain_branch(report.predicate.sql(), truth=truth, index_enabled=index_enabled)
+    other = explain_branch(fallback, report.predicate.sql())
     added = []
     for f in other.files:
         if _key(f.partition) in complete:

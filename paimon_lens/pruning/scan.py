@@ -64,7 +64,7 @@ from .versions import rules_of
 
 if TYPE_CHECKING:
     from ..metadata.schema import TableSchema
-    from ..table import LiveFile, Table
+    from ..metadata.snapshot_reader import LiveFile, SnapshotReader
     from .versions import PaimonRules
 
 STAGES = ("partition", "bucket", "level", "stats", "index", "whole_bucket")
@@ -124,6 +124,23 @@ class PlanDecision:
     index_state: Callable[[], tuple[str, str | None, FileIndexResult | None]] | None = field(
         default=None, compare=False, repr=False)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (to leave a task's process) without the index evaluator, which holds the task's
+        readers: the answer travels if it was computed (planning or the read stage asked), else a
+        :class:`Pending` marker does, for the receiving process to answer on first use."""
+        state = dict(self.__dict__)
+        answer = state.get("index_state")
+        if answer is not None and "_index_cache" not in state:
+            computed = getattr(answer, "computed", None)  # planning may have asked the evaluator directly
+            if computed is not None:
+                state["_index_cache"] = computed
+                state["index_state"] = None
+            else:
+                state["index_state"] = Pending()
+        else:
+            state["index_state"] = None  # no index, or its answer travels in the cache
+        return _restore_decision, (state,)
+
     def _index_answer(self) -> tuple[str, str | None, FileIndexResult | None]:
         cached: tuple[str, str | None, FileIndexResult | None] | None = self.__dict__.get("_index_cache")
         if cached is None:
@@ -152,7 +169,7 @@ def _opt_bool(options: Mapping[str, str], key: str, default: bool) -> bool:
     return default if v is None else v.strip().lower() == "true"
 
 
-def partition_filter(table: Table, predicate: Predicate | None, whole: bool = False) -> Predicate | None:
+def partition_filter(table: SnapshotReader, predicate: Predicate | None, whole: bool = False) -> Predicate | None:
     """The partition filter Paimon splits off ``predicate`` (bound to the partition columns), or None.
 
     ``whole`` (Paimon < 1.4): only conjuncts entirely on partition columns; else (1.4+) each
@@ -168,14 +185,14 @@ def partition_filter(table: Table, predicate: Predicate | None, whole: bool = Fa
     return and_(*parts) if parts else None
 
 
-def data_filter(table: Table, predicate: Predicate | None) -> Predicate | None:
+def data_filter(table: SnapshotReader, predicate: Predicate | None) -> Predicate | None:
     """The conjuncts of ``predicate`` not entirely on partition columns (Paimon's non-partition filter)."""
     keys = set(table.schema.partition_keys)
     kept = [c for c in split_and(predicate) if not (keys and fields_within(c, keys))]
     return and_(*kept) if kept else None
 
 
-def partition_keep(table: Table, predicate: Predicate | None, lf: LiveFile) -> bool:
+def partition_keep(table: SnapshotReader, predicate: Predicate | None, lf: LiveFile) -> bool:
     """Whether the partition filter of ``predicate`` keeps ``lf``'s partition."""
     part = partition_filter(table, predicate)
     return part is None or row_test(part, lf.partition)
@@ -310,7 +327,7 @@ class _IndexAnswer:
 class _Planner:
     """One predicate on one table: the filters Paimon derives once per scan."""
 
-    def __init__(self, table: Table, predicate: Predicate | None, index_enabled: bool,
+    def __init__(self, table: SnapshotReader, predicate: Predicate | None, index_enabled: bool,
                  paimon_09_bitmap_or: bool, rules: PaimonRules | None = None) -> None:
         self.table = table
         self.rules = rules = rules or rules_of(table)
@@ -584,6 +601,20 @@ def _kept_reason(ev: _FileEval) -> str:
     return "; ".join(["planned", *notes])
 
 
+class Pending:
+    """Stands for an index answer no task needed: the process holding the table computes it on first
+    use (see :func:`paimon_lens.pruning.run.explain_branch`)."""
+
+    def __call__(self) -> Any:
+        raise RuntimeError("an index answer left for this process was not given an evaluator")
+
+
+def _restore_decision(state: dict[str, Any]) -> PlanDecision:
+    decision = _new(PlanDecision)
+    decision.__dict__.update(state)
+    return decision
+
+
 class IndexAnswers:
     """The index answers :func:`plan` gives the files of ``table`` under ``predicate``, one file at a time.
 
@@ -592,9 +623,9 @@ class IndexAnswers:
     use, with the planner's own filters (built once, on the first call).
     """
 
-    def __init__(self, table: Table, predicate: Predicate | None, *, index_enabled: bool = True,
-                 paimon_09_bitmap_or: bool = False) -> None:
-        self._args = (table, predicate, index_enabled, paimon_09_bitmap_or)
+    def __init__(self, table: SnapshotReader, predicate: Predicate | None, *, index_enabled: bool = True,
+                 paimon_09_bitmap_or: bool = False, rules: PaimonRules | None = None) -> None:
+        self._args = (table, predicate, index_enabled, paimon_09_bitmap_or, rules)
         self._planner: _Planner | None = None
 
     def state(self, lf: LiveFile) -> Callable[[], tuple[str, str | None, FileIndexResult | None]]:
@@ -605,8 +636,8 @@ class IndexAnswers:
         return _IndexAnswer(p, p._filters(lf.entry.file.schema_id), lf, False)
 
 
-def plan(table: Table, predicate: Predicate | None, *, index_enabled: bool = True,
-         paimon_09_bitmap_or: bool = False) -> list[PlanDecision]:
+def plan(table: SnapshotReader, predicate: Predicate | None, *, index_enabled: bool = True,
+         paimon_09_bitmap_or: bool = False, rules: PaimonRules | None = None) -> list[PlanDecision]:
     """Paimon's planning decision for every live data file of ``table`` under ``predicate``.
 
     Args:
@@ -616,13 +647,16 @@ def plan(table: Table, predicate: Predicate | None, *, index_enabled: bool = Tru
         index_enabled: False models ``file-index.read.enabled = false``.
         paimon_09_bitmap_or: evaluate file indexes with Paimon 0.9.0's wrong ``bitmap OR
             non-bitmap`` (to compare with plans of tables read by 0.9).
+        rules: the Paimon release's rules (default: those of ``table.paimon_version``, else the
+            newest release modelled).
 
     Returns:
-        One :class:`PlanDecision` per live file, in :meth:`Table.live_files` order.
+        One :class:`PlanDecision` per live file, in ``table.live_files()`` order.
     """
     files = table.live_files()
-    with gc_paused(), signed_binary_order(rules_of(table).signed_binary_compare):
-        planner = _Planner(table, predicate, index_enabled, paimon_09_bitmap_or)
+    rules = rules or rules_of(table)
+    with gc_paused(), signed_binary_order(rules.signed_binary_compare):
+        planner = _Planner(table, predicate, index_enabled, paimon_09_bitmap_or, rules)
         evals = [planner.evaluate(lf) for lf in files]
         if data_evolution_enabled(table):
             _row_range_groups(planner, evals, planner.rules.data_evolution_stats)

@@ -8,10 +8,8 @@ added after the file was written reads as all null). Primary-key files are read 
 
 from __future__ import annotations
 
-import datetime as _dt
 import io
 from collections.abc import Sequence
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap
@@ -21,42 +19,17 @@ from ..io.fileio import read_file
 from ..metadata.casts import CastError, cast_function
 from ..metadata.row_ranges import RowRangeGroup, row_range, written_field_ids
 from ..predicate.model import Predicate, leaves
-from ..types import EPOCH_DATE, DataType, Timestamp
-from ..values import float32
+from ..values import to_internal
 from .rows import evaluate_rows
 
 if TYPE_CHECKING:
-    from ..table import LiveFile, Table
+    from ..metadata.snapshot_reader import LiveFile, SnapshotReader
+
+__all__ = ["group_matching_positions", "matching_positions", "read_columns", "to_internal"]
 
 
-def to_internal(value: Any, dtype: DataType) -> Any:
-    """A value as pyarrow/fastavro return it -> the internal value of ``dtype``."""
-    if value is None:
-        return None
-    r = dtype.root
-    if r == "DATE":
-        return (value - EPOCH_DATE).days if isinstance(value, _dt.date) else int(value)
-    if dtype.is_timestamp:
-        if hasattr(value, "nanosecond") and hasattr(value, "value"):  # pandas Timestamp: keeps nanoseconds
-            ns = int(value.value)  # epoch nanoseconds (UTC for an aware one)
-            return Timestamp(ns // 1_000_000, ns % 1_000_000)
-        if isinstance(value, _dt.datetime):
-            return Timestamp.from_datetime(value)
-        return Timestamp.from_millis(int(value))
-    if r == "TIME":
-        if isinstance(value, _dt.time):
-            return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
-        return int(value)
-    if r == "FLOAT":
-        return float32(float(value))
-    if r == "DECIMAL":
-        return value if isinstance(value, Decimal) else Decimal(str(value))
-    if dtype.is_binary:
-        return bytes(value)
-    return value
-
-
-def read_columns(table: Table, lf: LiveFile, field_ids: Sequence[int], cast: bool = True) -> dict[int, list[Any]]:
+def read_columns(table: SnapshotReader, lf: LiveFile, field_ids: Sequence[int],
+                 cast: bool = True) -> dict[int, list[Any]]:
     """Values of the given table fields (by field id) in one data file, in physical row order.
 
     ``cast``: values of a column whose type changed since the file was written are cast to the
@@ -111,7 +84,7 @@ def read_columns(table: Table, lf: LiveFile, field_ids: Sequence[int], cast: boo
     return out
 
 
-def matching_positions(table: Table, lf: LiveFile, predicate: Predicate) -> BitMap:
+def matching_positions(table: SnapshotReader, lf: LiveFile, predicate: Predicate) -> BitMap:
     """Positions of the rows of ``lf`` that satisfy ``predicate`` (bound to ``table.schema``)."""
     fields = table.schema.fields
     leaf_ids = {leaf.index: fields[leaf.index].id for leaf in leaves(predicate)}
@@ -140,7 +113,7 @@ def _evaluate(predicate: Predicate, columns: dict[int, Sequence[Any]], n: int, w
                                f"{type(e).__name__}: {e}") from None
 
 
-def group_matching_positions(table: Table, group: RowRangeGroup, predicate: Predicate) -> BitMap:
+def group_matching_positions(table: SnapshotReader, group: RowRangeGroup, predicate: Predicate) -> BitMap:
     """Positions (within the group's rows) of the rows of a data-evolution row-range group that
     satisfy ``predicate``: each column read from the newest data file that writes it, as Paimon's
     ``DataEvolutionSplitRead`` merges them."""

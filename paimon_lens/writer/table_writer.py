@@ -49,11 +49,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..metadata.binary_row import encode_binary_row
+from ..metadata.bucket import bucket_of
 from ..metadata.paths import bucket_dir, partition_path
 from ..metadata.schema import TableSchema
-from ..pruning.bucket import bucket_of
-from ..pruning.truth import to_internal
 from ..types import DataField
+from ..values import to_internal
 from .avro import MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA, MANIFEST_VERSION
 from .data_file import FileSpec, write_data_file
 from .file_index import in_manifest_threshold, parse_index_options, validate_index_specs
@@ -383,12 +383,12 @@ class TableWriter:
 
     def _restored_sequence_numbers(self) -> dict[tuple[bytes, int], int]:
         """Next sequence number per (partition, bucket): one after the largest already committed."""
-        from ..table import open_table
+        from ..metadata.snapshot_reader import open_reader
 
         if self._latest_snapshot() is None:
             return {}
         out: dict[tuple[bytes, int], int] = {}
-        for e in open_table(str(self.path)).live_entries():
+        for e in open_reader(str(self.path)).live_entries():
             key = (e.partition, e.bucket)
             out[key] = max(out.get(key, 0), e.file.max_sequence_number + 1)
         return out

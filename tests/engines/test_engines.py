@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 from functools import partial
@@ -68,7 +69,7 @@ def test_process_engine_same_answers(oracle: Path) -> None:
 
 
 def test_engines_do_not_import_pyspark() -> None:
-    code = ("import sys, paimon_lens.engines, paimon_lens.distributed, paimon_lens.table; "
+    code = ("import sys, paimon_lens.engines, paimon_lens.engines.files, paimon_lens.pruning.run, paimon_lens.table; "
             "print('pyspark' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
@@ -88,7 +89,9 @@ class _Recording:
     def map(self, fn: Any, items: Any) -> list[Any]:
         target = fn.func if isinstance(fn, partial) else fn
         self.calls.append((target.__name__, len(items)))
-        return [fn(x) for x in items]
+        # the function, items and results cross a process boundary on a real distributed engine
+        remote = pickle.loads(pickle.dumps(fn))
+        return [pickle.loads(pickle.dumps(remote(pickle.loads(pickle.dumps(x))))) for x in items]
 
 
 def test_manifests_go_to_tasks_from_min_manifests_on() -> None:

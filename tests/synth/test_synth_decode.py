@@ -26,12 +26,12 @@ import paimon_lens as pl
 from paimon_lens.deletion_vectors import table_deletion_vectors
 from paimon_lens.file_indexes import table_file_indexes
 from paimon_lens.formats.result import SKIP, BitmapIndexResult, FileIndexResult
-from paimon_lens.pruning.bucket import bucket_of
-from paimon_lens.pruning.truth import to_internal
+from paimon_lens.metadata.bucket import bucket_of
 from paimon_lens.synth.data import bigint_buckets, generate
 from paimon_lens.synth.job import SynthResult, synth_table
 from paimon_lens.synth.plan import make_plan
 from paimon_lens.types import DataField, parse_type
+from paimon_lens.values import to_internal
 
 from .conftest import PK
 
