@@ -183,9 +183,9 @@ def worker_breakdown(path: str, where: str) -> dict[str, Any]:
     import paimon_lens.deletion_vectors as dvs
     import paimon_lens.pruning.scan as scan
     from paimon_lens.file_indexes import open_container
-    from paimon_lens.formats.file_index_predicate import FileIndexPredicate
     from paimon_lens.predicate.parser import parse_where
     from paimon_lens.pruning.explain import explain
+    from paimon_lens.pruning.file_index_predicate import FileIndexPredicate
 
     out: dict[str, tuple[float, float]] = {}
     inside: dict[str, list[float]] = {"plan": [0.0, 0.0], "dv": [0.0, 0.0]}

@@ -18,8 +18,7 @@ from .engines.files import map_file_chunks
 from .engines.local import LOCAL
 from .errors import PaimonLensError
 from .formats.bitmap import BitmapValueCounts
-from .formats.file_index import FileIndexFormatReader, IndexEntry
-from .formats.file_index_predicate import index_field_type
+from .formats.file_index import FileIndexFormatReader, IndexEntry, index_field_type
 from .formats.reader import FileIndexReader
 from .types import DataType
 

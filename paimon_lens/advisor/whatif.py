@@ -66,7 +66,6 @@ from ..formats.bit_slice import BitSliceIndexBitmap, trailing_ones
 from ..formats.bitmap import BitmapFileIndexReader, BitmapIndexWriter, parse_memory_size
 from ..formats.bloom import BloomFilterFileIndexWriter, hash_present
 from ..formats.file_index import FileIndexFormatReader, IndexEntry, write_file_index
-from ..formats.file_index_predicate import FileIndexPredicate, index_field_type
 from ..formats.range_bitmap import RangeBitmapFileIndexReader, RangeBitmapWriter
 from ..formats.range_bitmap_dictionary import ChunkedDictionary, Key
 from ..formats.reader import EmptyFileIndexReader, FileIndexReader
@@ -75,6 +74,7 @@ from ..formats.result import BitmapIndexResult
 from ..metadata.row_ranges import is_blob_file
 from ..predicate.model import LeafPredicate, Predicate
 from ..pruning.evolution import devolve_filter, field_names
+from ..pruning.file_index_predicate import FileIndexPredicate, index_field_type
 from ..pruning.run import explain_many
 from ..types import DataType
 from ..workload import Workload, as_workload

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import os
 import struct
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
@@ -55,7 +55,7 @@ from .registry import UnsupportedIndexReader, create_reader
 
 if TYPE_CHECKING:
     from ..io.fileio import FileIO
-    from ..types import DataType
+    from ..types import DataField, DataType
 
 MAGIC = 1493475289347502
 VERSION_1 = 1
@@ -185,6 +185,25 @@ def split_map_key(column: str) -> tuple[str, str | None]:
     if start != -1 and column.endswith("]"):
         return column[:start], column[start + 1:-1]
     return column, None
+
+
+def index_field_type(row_type: Sequence[DataField], column: str) -> DataType | None:
+    """The type an index on ``column`` was written for (Paimon's ``FileIndexCommon.getFieldType``).
+
+    ``col[key]`` -> the value type of map column ``col``. None if the column is not in the row
+    type (or ``col`` is not a map).
+    """
+    top, key = split_map_key(column)
+    by_name = {f.name: f for f in row_type}
+    if key is None:
+        f = by_name.get(column)
+        return None if f is None else f.type
+    f = by_name.get(top)
+    if f is None or f.type.root != "MAP":
+        # a plain column whose name happens to end in "]"
+        exact = by_name.get(column)
+        return None if exact is None else exact.type
+    return f.type.value
 
 
 # ---- sources ---------------------------------------------------------------------------------
@@ -377,7 +396,7 @@ class FileIndexFormatReader:
         type); None gives REMAIN readers with a note. Empty entries give
         :class:`~paimon_lens.formats.reader.EmptyFileIndexReader`. Paimon returns the readers
         as a ``HashSet``, so its order varies between runs; see
-        :mod:`paimon_lens.formats.file_index_predicate`.
+        :mod:`paimon_lens.pruning.file_index_predicate`.
         """
         out: list[tuple[str, FileIndexReader]] = []
         for index_type, entry in self.layout.indexes(column).items():

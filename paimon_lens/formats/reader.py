@@ -1,7 +1,9 @@
 """The question every file index answers: Paimon's ``FileIndexReader`` visitor.
 
 A reader is created for one column's index bytes. Each ``visit_*`` method receives literals
-in the internal value form of :mod:`paimon_lens.types` and returns a
+in the internal value form of :mod:`paimon_lens.types` (a reader is a
+:class:`~paimon_lens.predicate.model.FunctionVisitor`; the predicate layer calls the method of a
+leaf's function, see :func:`paimon_lens.pruning.file_index_predicate.visit_leaf`) and returns a
 :class:`~paimon_lens.formats.result.FileIndexResult`. Anything an index type cannot answer
 returns ``REMAIN`` (the defaults below), exactly as Paimon's reader does.
 
@@ -27,7 +29,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..predicate.model import LeafPredicate
 from .result import REMAIN, SKIP, FileIndexResult
 
 
@@ -111,35 +112,6 @@ class FileIndexReader:
             r = self.visit_not_equal(lit)
             result = r if result is None else result.or_(r)
         return REMAIN if result is None else result
-
-    def visit(self, leaf: LeafPredicate) -> FileIndexResult:
-        """Dispatch a leaf predicate to the matching ``visit_*`` method (unknown: REMAIN)."""
-        f, lits = leaf.function, leaf.literals
-        if f == "IsNull":
-            return self.visit_is_null()
-        if f == "IsNotNull":
-            return self.visit_is_not_null()
-        if f == "In":
-            return self.visit_in(lits)
-        if f == "NotIn":
-            return self.visit_not_in(lits)
-        if f == "Between":
-            return self.visit_between(lits[0], lits[1])
-        if f == "NotBetween":
-            return self.visit_not_between(lits[0], lits[1])
-        method = _SINGLE.get(f)
-        if method is None or not lits:
-            return REMAIN
-        result: FileIndexResult = getattr(self, method)(lits[0])
-        return result
-
-
-_SINGLE = {
-    "Equal": "visit_equal", "NotEqual": "visit_not_equal", "LessThan": "visit_less_than",
-    "LessOrEqual": "visit_less_or_equal", "GreaterThan": "visit_greater_than",
-    "GreaterOrEqual": "visit_greater_or_equal", "StartsWith": "visit_starts_with",
-    "EndsWith": "visit_ends_with", "Contains": "visit_contains", "Like": "visit_like",
-}
 
 
 class EmptyFileIndexReader(FileIndexReader):

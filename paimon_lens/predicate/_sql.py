@@ -16,6 +16,7 @@ from sqlglot import exp, tokens
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 
+from ..errors import PredicateError
 from ..types import DataField, Timestamp  # noqa: F401
 from .bind import (
     BindError,
@@ -31,8 +32,7 @@ from .bind import (
     parse_timestamp_text,
     resolve_field,
 )
-from .model import CompoundPredicate, Predicate, and_, leaves, or_
-from .parser import PredicateError
+from .model import CompoundFunction, CompoundPredicate, Predicate, and_, leaves, or_
 
 
 class PaimonLensDialect(Dialect):
@@ -215,7 +215,7 @@ class _Converter:
     def combine(self, function: str, preds: list[Predicate]) -> Predicate:
         if self.expansion == "leaf":
             return and_(*preds) if function == "And" else or_(*preds)
-        return preds[0] if len(preds) == 1 else CompoundPredicate(function, tuple(preds))
+        return preds[0] if len(preds) == 1 else CompoundPredicate(CompoundFunction(function), tuple(preds))
 
     def condition(self, node: exp.Expression) -> Predicate:
         if isinstance(node, exp.Paren):

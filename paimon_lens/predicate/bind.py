@@ -37,7 +37,7 @@ from ..errors import PaimonLensError
 from ..metadata.casts import FALSE_STRINGS, TRUE_STRINGS
 from ..types import EPOCH_DATE, DataField, DataType, Timestamp
 from ..values import float32
-from .model import CompoundPredicate, LeafPredicate, Predicate
+from .model import CompoundFunction, CompoundPredicate, LeafFunction, LeafPredicate, Predicate
 
 LitKind = Literal[
     "null", "bool", "int", "decimal", "float", "string", "binary", "date", "time", "timestamp", "timestamp_ltz",
@@ -118,7 +118,7 @@ class FieldRef:
 
     def leaf(self, function: str, literals: tuple[Any, ...] = ()) -> LeafPredicate:
         """A leaf predicate on this column."""
-        return LeafPredicate(function, self.field.name, self.index, self.field.type, literals)
+        return LeafPredicate(LeafFunction(function), self.field.name, self.index, self.field.type, literals)
 
 
 # ---- columns ---------------------------------------------------------------------------------
@@ -399,16 +399,17 @@ def _binary_tree(function: str, preds: Sequence[Predicate]) -> Predicate:
     if len(preds) == 1:
         return preds[0]
     if len(preds) == 2:
-        return CompoundPredicate(function, (preds[0], preds[1]))
+        return CompoundPredicate(CompoundFunction(function), (preds[0], preds[1]))
     mid = len(preds) // 2
-    return CompoundPredicate(function, (_binary_tree(function, preds[:mid]), _binary_tree(function, preds[mid:])))
+    return CompoundPredicate(CompoundFunction(function),
+                             (_binary_tree(function, preds[:mid]), _binary_tree(function, preds[mid:])))
 
 
 def _left_fold(function: str, preds: Sequence[Predicate]) -> Predicate:
     """Paimon 0.9 ``PredicateBuilder.or``: ``reduce((a, b) -> Or(a, b))``."""
     acc = preds[0]
     for p in preds[1:]:
-        acc = CompoundPredicate(function, (acc, p))
+        acc = CompoundPredicate(CompoundFunction(function), (acc, p))
     return acc
 
 

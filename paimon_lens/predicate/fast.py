@@ -44,7 +44,7 @@ from .bind import (
     parse_timestamp_text,
     resolve_field,
 )
-from .model import CompoundPredicate, Predicate, and_, or_
+from .model import CompoundFunction, CompoundPredicate, Predicate, and_, or_
 
 #: Single-word keys of sqlglot's ``Tokenizer.KEYWORDS`` (sqlglot 30): a bare column name among them
 #: may be read as something else than a column, so the fast path leaves it to sqlglot.
@@ -210,7 +210,7 @@ class _Parser:
     def combine(self, function: str, preds: list[Predicate]) -> Predicate:
         if self.expansion == "leaf":
             return and_(*preds) if function == "And" else or_(*preds)
-        return preds[0] if len(preds) == 1 else CompoundPredicate(function, tuple(preds))
+        return preds[0] if len(preds) == 1 else CompoundPredicate(CompoundFunction(function), tuple(preds))
 
     def condition(self) -> Predicate:
         """OR of ANDs; a chain of one operator is one node, as sqlglot's nested nodes are flattened."""

@@ -2,7 +2,8 @@
 
 A :class:`LeafPredicate` applies one Paimon leaf function (``Equal``, ``NotEqual``,
 ``LessThan``, ``LessOrEqual``, ``GreaterThan``, ``GreaterOrEqual``, ``IsNull``, ``IsNotNull``,
-``In``, ``NotIn``, ``StartsWith``, ``EndsWith``, ``Contains``, ``Like``, ``Between``) to one
+``In``, ``NotIn``, ``StartsWith``, ``EndsWith``, ``Contains``, ``Like``, ``Between``,
+``NotBetween``: :class:`LeafFunction`) to one
 field; a :class:`CompoundPredicate` is ``And`` or ``Or`` over children. Literals are in the
 internal value form of :mod:`paimon_lens.types` (DATE as epoch day, TIMESTAMP as
 :class:`~paimon_lens.types.Timestamp`, DECIMAL as ``Decimal``); ``None`` is a null literal.
@@ -10,15 +11,69 @@ internal value form of :mod:`paimon_lens.types` (DATE as epoch day, TIMESTAMP as
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
+from typing import Any, Protocol, TypeVar
 
 from ..types import DataType
 
-LEAF_FUNCTIONS = (
-    "Equal", "NotEqual", "LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual",
-    "IsNull", "IsNotNull", "In", "NotIn", "StartsWith", "EndsWith", "Contains", "Like", "Between",
-)
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class LeafFunction(str, Enum):
+    """Paimon's leaf functions (a closed set). A member equals, hashes and prints as its name, so
+    ``leaf.function == "Equal"`` and JSON keep working."""
+
+    Equal = "Equal"
+    NotEqual = "NotEqual"
+    LessThan = "LessThan"
+    LessOrEqual = "LessOrEqual"
+    GreaterThan = "GreaterThan"
+    GreaterOrEqual = "GreaterOrEqual"
+    IsNull = "IsNull"
+    IsNotNull = "IsNotNull"
+    In = "In"
+    NotIn = "NotIn"
+    StartsWith = "StartsWith"
+    EndsWith = "EndsWith"
+    Contains = "Contains"
+    Like = "Like"
+    Between = "Between"
+    NotBetween = "NotBetween"
+
+    __hash__ = str.__hash__
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return self.value.__format__(spec)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class CompoundFunction(str, Enum):
+    """``And`` / ``Or`` (equal to, hashed and printed as their names)."""
+
+    And = "And"
+    Or = "Or"
+
+    __hash__ = str.__hash__
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return self.value.__format__(spec)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+LEAF_FUNCTIONS = tuple(f.value for f in LeafFunction)
 
 _NEGATE = {
     "Equal": "NotEqual", "NotEqual": "Equal", "LessThan": "GreaterOrEqual",
@@ -26,26 +81,90 @@ _NEGATE = {
     "IsNull": "IsNotNull", "IsNotNull": "IsNull", "In": "NotIn", "NotIn": "In",
 }
 
+
+class FunctionVisitor(Protocol[T_co]):
+    """Paimon's ``FunctionVisitor``: one method per leaf function, given the leaf's literals
+    (internal values). File index readers (:class:`~paimon_lens.formats.reader.FileIndexReader`)
+    are such visitors; :func:`visit_function` calls the method of a leaf's function."""
+
+    def visit_is_null(self) -> T_co: ...
+    def visit_is_not_null(self) -> T_co: ...
+    def visit_equal(self, literal: Any) -> T_co: ...
+    def visit_not_equal(self, literal: Any) -> T_co: ...
+    def visit_less_than(self, literal: Any) -> T_co: ...
+    def visit_less_or_equal(self, literal: Any) -> T_co: ...
+    def visit_greater_than(self, literal: Any) -> T_co: ...
+    def visit_greater_or_equal(self, literal: Any) -> T_co: ...
+    def visit_starts_with(self, literal: Any) -> T_co: ...
+    def visit_ends_with(self, literal: Any) -> T_co: ...
+    def visit_contains(self, literal: Any) -> T_co: ...
+    def visit_like(self, literal: Any) -> T_co: ...
+    def visit_between(self, low: Any, high: Any) -> T_co: ...
+    def visit_not_between(self, low: Any, high: Any) -> T_co: ...
+    def visit_in(self, literals: Sequence[Any]) -> T_co: ...
+    def visit_not_in(self, literals: Sequence[Any]) -> T_co: ...
+
+
+#: leaf function -> (visitor method, how its literals are passed: 0 none, 1 the first, 2 two, -1 all)
+VISIT_METHODS: dict[LeafFunction, tuple[str, int]] = {
+    LeafFunction.IsNull: ("visit_is_null", 0), LeafFunction.IsNotNull: ("visit_is_not_null", 0),
+    LeafFunction.Equal: ("visit_equal", 1), LeafFunction.NotEqual: ("visit_not_equal", 1),
+    LeafFunction.LessThan: ("visit_less_than", 1), LeafFunction.LessOrEqual: ("visit_less_or_equal", 1),
+    LeafFunction.GreaterThan: ("visit_greater_than", 1),
+    LeafFunction.GreaterOrEqual: ("visit_greater_or_equal", 1),
+    LeafFunction.StartsWith: ("visit_starts_with", 1), LeafFunction.EndsWith: ("visit_ends_with", 1),
+    LeafFunction.Contains: ("visit_contains", 1), LeafFunction.Like: ("visit_like", 1),
+    LeafFunction.Between: ("visit_between", 2), LeafFunction.NotBetween: ("visit_not_between", 2),
+    LeafFunction.In: ("visit_in", -1),
+    LeafFunction.NotIn: ("visit_not_in", -1),
+}
+
+
+def visit_function(leaf: LeafPredicate, visitor: FunctionVisitor[T], missing: T) -> T:
+    """``leaf.function.visit(visitor, literals)``: the visitor's answer for the leaf, or ``missing``
+    when the leaf lacks the literals its function needs."""
+    method, arity = VISIT_METHODS[leaf.function]
+    lits = leaf.literals
+    if arity == 0:
+        result: T = getattr(visitor, method)()
+    elif arity == -1:
+        result = getattr(visitor, method)(lits)
+    elif len(lits) < arity:
+        return missing
+    else:
+        result = getattr(visitor, method)(*lits[:arity])
+    return result
+
+
 @dataclass(frozen=True)
 class LeafPredicate:
     """``function(field, literals)``; ``index`` is the field's position in the row type."""
 
-    function: str
+    function: LeafFunction
     field: str
     index: int
     type: DataType
     literals: tuple[Any, ...] = ()
 
+    def __post_init__(self) -> None:
+        if type(self.function) is not LeafFunction:
+            try:
+                object.__setattr__(self, "function", LeafFunction(self.function))
+            except ValueError:
+                raise ValueError(f"unknown leaf function {self.function!r}") from None
+
     def negate(self) -> Predicate | None:
         """The negation, or None when Paimon has none (``StartsWith``, ``Like`` ...)."""
         if self.function == "Between":
             lo, hi = self.literals
-            return CompoundPredicate("Or", (
-                LeafPredicate("LessThan", self.field, self.index, self.type, (lo,)),
-                LeafPredicate("GreaterThan", self.field, self.index, self.type, (hi,)),
+            return CompoundPredicate(CompoundFunction.Or, (
+                LeafPredicate(LeafFunction.LessThan, self.field, self.index, self.type, (lo,)),
+                LeafPredicate(LeafFunction.GreaterThan, self.field, self.index, self.type, (hi,)),
             ))
         neg = _NEGATE.get(self.function)
-        return None if neg is None else LeafPredicate(neg, self.field, self.index, self.type, self.literals)
+        if neg is None:
+            return None
+        return LeafPredicate(LeafFunction(neg), self.field, self.index, self.type, self.literals)
 
     def __str__(self) -> str:
         lits = ", ".join(repr(x) for x in self.literals)
@@ -53,36 +172,52 @@ class LeafPredicate:
 
     def sql(self) -> str:
         """The predicate as WHERE text that parses back to it (:func:`.sql.to_sql`)."""
-        from .sql import to_sql
-
-        return to_sql(self)
+        return _render_sql(self)
 
 
 @dataclass(frozen=True)
 class CompoundPredicate:
     """``And`` or ``Or`` of two or more children."""
 
-    function: str
+    function: CompoundFunction
     children: tuple[Predicate, ...]
+
+    def __post_init__(self) -> None:
+        if type(self.function) is not CompoundFunction:
+            try:
+                object.__setattr__(self, "function", CompoundFunction(self.function))
+            except ValueError:
+                raise ValueError(f"unknown compound function {self.function!r}") from None
 
     def negate(self) -> Predicate | None:
         """De Morgan; None if a child cannot be negated."""
         negs = [c.negate() for c in self.children]
         if any(n is None for n in negs):
             return None
-        return CompoundPredicate("Or" if self.function == "And" else "And", tuple(n for n in negs if n is not None))
+        flipped = CompoundFunction.Or if self.function == CompoundFunction.And else CompoundFunction.And
+        return CompoundPredicate(flipped, tuple(n for n in negs if n is not None))
 
     def __str__(self) -> str:
         return f"{self.function}([{', '.join(str(c) for c in self.children)}])"
 
     def sql(self) -> str:
         """The predicate as WHERE text that parses back to it (:func:`.sql.to_sql`)."""
-        from .sql import to_sql
-
-        return to_sql(self)
+        return _render_sql(self)
 
 
 Predicate = LeafPredicate | CompoundPredicate
+
+_SQL_RENDERER: list[Callable[[Predicate], str]] = []
+
+
+def set_sql_renderer(render: Callable[[Predicate], str]) -> None:
+    """Install the function behind :meth:`LeafPredicate.sql` (:mod:`.sql` installs ``to_sql`` when
+    the ``predicate`` package is imported, which happens before this module is used)."""
+    _SQL_RENDERER[:] = [render]
+
+
+def _render_sql(pred: Predicate) -> str:
+    return _SQL_RENDERER[0](pred)
 
 
 def and_(*preds: Predicate) -> Predicate:
@@ -90,7 +225,7 @@ def and_(*preds: Predicate) -> Predicate:
     kids: list[Predicate] = []
     for p in preds:
         kids.extend(p.children if isinstance(p, CompoundPredicate) and p.function == "And" else (p,))
-    return kids[0] if len(kids) == 1 else CompoundPredicate("And", tuple(kids))
+    return kids[0] if len(kids) == 1 else CompoundPredicate(CompoundFunction.And, tuple(kids))
 
 
 def or_(*preds: Predicate) -> Predicate:
@@ -98,7 +233,7 @@ def or_(*preds: Predicate) -> Predicate:
     kids: list[Predicate] = []
     for p in preds:
         kids.extend(p.children if isinstance(p, CompoundPredicate) and p.function == "Or" else (p,))
-    return kids[0] if len(kids) == 1 else CompoundPredicate("Or", tuple(kids))
+    return kids[0] if len(kids) == 1 else CompoundPredicate(CompoundFunction.Or, tuple(kids))
 
 
 def leaves(pred: Predicate) -> list[LeafPredicate]:

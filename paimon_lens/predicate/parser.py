@@ -30,7 +30,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import PaimonLensError
+from ..errors import PredicateError
 from ..types import DataField
 from .bind import InExpansion
 from .fast import parse_fast
@@ -54,45 +54,6 @@ def __getattr__(name: str) -> Any:
         globals()[name] = PaimonLensDialect
         return PaimonLensDialect
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-class PredicateError(PaimonLensError):
-    """A WHERE text that cannot become a Paimon predicate.
-
-    Attributes:
-        sql: the whole text.
-        fragment: the offending part of it (quoted in the message).
-        start: character offset of ``fragment`` in ``sql`` (None if unknown).
-        line / column: 1-based position of ``fragment`` (None if unknown).
-        reason: what is wrong; hint: what to do (may be None).
-    """
-
-    def __init__(
-        self,
-        reason: str,
-        sql: str,
-        fragment: str | None = None,
-        start: int | None = None,
-        hint: str | None = None,
-    ) -> None:
-        self.reason = reason
-        self.sql = sql
-        self.fragment = fragment if fragment is not None else sql
-        self.start = start
-        self.hint = hint
-        if start is not None:
-            self.line: int | None = sql.count("\n", 0, start) + 1
-            self.column: int | None = start - (sql.rfind("\n", 0, start) + 1) + 1
-        else:
-            self.line = self.column = None
-        msg = f"{reason}: {self.fragment!r}"
-        if self.line is not None:
-            msg += f" (line {self.line}, column {self.column})"
-        if self.fragment.strip() != sql.strip():
-            msg += f" in {sql.strip()!r}"
-        if hint:
-            msg += f"; {hint}"
-        super().__init__(msg)
 
 
 def _expansion(value: bool | str) -> InExpansion:

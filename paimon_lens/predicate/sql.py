@@ -15,7 +15,7 @@ from typing import Any
 from ..types import DataType, Timestamp, date_from_days
 from ..values import float32
 from .fast import SQLGLOT_KEYWORDS
-from .model import CompoundPredicate, Predicate
+from .model import CompoundPredicate, Predicate, set_sql_renderer
 
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -128,3 +128,6 @@ def to_sql(pred: Predicate) -> str:
     if f == "Like":
         return f"{col} LIKE {_quote(str(lits[0]))}"
     raise ValueError(f"cannot print leaf function {f!r}")
+
+
+set_sql_renderer(to_sql)

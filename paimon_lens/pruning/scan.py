@@ -49,7 +49,6 @@ from typing import TYPE_CHECKING, Any
 from ..errors import PaimonLensError
 from ..file_indexes import open_container
 from ..formats.file_index import FileIndexFormatReader
-from ..formats.file_index_predicate import FileIndexPredicate
 from ..formats.result import FileIndexResult
 from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import data_evolution_enabled, group_stats, row_range_groups
@@ -59,6 +58,7 @@ from ..types import DataField
 from .bucket import BucketSelector
 from .compare import row_test, signed_binary_order
 from .evolution import devolve_filter, fields_within, filter_unsafe_filter, pick, split_and
+from .file_index_predicate import FileIndexPredicate
 from .stats import StatsTest, compile_stats_test, stats_reason
 from .versions import rules_of
 

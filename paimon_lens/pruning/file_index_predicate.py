@@ -37,30 +37,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate
-from ..types import DataField, DataType
-from .file_index import FileIndexFormatReader, split_map_key
-from .reader import FileIndexReader
-from .result import REMAIN, FileIndexResult, or_paimon_09
+from ..formats.file_index import FileIndexFormatReader, index_field_type
+from ..formats.reader import EmptyFileIndexReader, FileIndexReader
+from ..formats.result import REMAIN, FileIndexResult, or_paimon_09
+from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, visit_function
+from ..types import DataField
+
+__all__ = ["FileIndexPredicate", "IndexVerdict", "LeafEvaluation", "index_field_type", "visit_leaf"]
 
 
-def index_field_type(row_type: Sequence[DataField], column: str) -> DataType | None:
-    """The type an index on ``column`` was written for (Paimon's ``FileIndexCommon.getFieldType``).
-
-    ``col[key]`` -> the value type of map column ``col``. None if the column is not in the row
-    type (or ``col`` is not a map).
-    """
-    top, key = split_map_key(column)
-    by_name = {f.name: f for f in row_type}
-    if key is None:
-        f = by_name.get(column)
-        return None if f is None else f.type
-    f = by_name.get(top)
-    if f is None or f.type.root != "MAP":
-        # a plain column whose name happens to end in "]"
-        exact = by_name.get(column)
-        return None if exact is None else exact.type
-    return f.type.value
+def visit_leaf(reader: FileIndexReader, leaf: LeafPredicate) -> FileIndexResult:
+    """A reader's answer for one leaf (``leaf.function.visit(reader, ...)``; REMAIN for a leaf
+    without the literals its function needs)."""
+    return visit_function(leaf, reader, REMAIN)
 
 
 @dataclass(frozen=True)
@@ -144,7 +133,7 @@ class FileIndexPredicate:
     def _leaf(self, leaf: LeafPredicate) -> FileIndexResult:
         result = REMAIN
         for _, reader in self.readers(leaf.field):
-            result = result.and_(reader.visit(leaf))
+            result = result.and_(visit_leaf(reader, leaf))
             if not result.remain():
                 return result
         return result
@@ -173,11 +162,9 @@ class FileIndexPredicate:
     # -- explanations ---------------------------------------------------------------------------
     def evaluate_leaf(self, leaf: LeafPredicate) -> LeafEvaluation:
         """Every index type's answer for ``leaf``, and the combined (Paimon) answer."""
-        from .reader import EmptyFileIndexReader
-
         verdicts = []
         for index_type, reader in self.readers(leaf.field):
-            verdicts.append(IndexVerdict(index_type, reader.visit(leaf), reader.note,
+            verdicts.append(IndexVerdict(index_type, visit_leaf(reader, leaf), reader.note,
                                          isinstance(reader, EmptyFileIndexReader)))
         return LeafEvaluation(leaf, leaf.field, tuple(verdicts), self._leaf(leaf))
 
