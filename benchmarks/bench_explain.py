@@ -267,7 +267,7 @@ def _index_share(fn: Any) -> dict[str, float]:
         if name.endswith("pruning/scan.py") and func == "plan":
             total = max(total, cumulative)
         elif (name.endswith("paimon_lens/file_indexes.py") and func == "open_container") or (
-                name.endswith("formats/file_index_predicate.py") and func in ("evaluate", "__init__")):
+                name.endswith("pruning/file_index_predicate.py") and func in ("evaluate", "__init__")):
             index += cumulative
         elif name.endswith("pruning/stats.py") and (func == "stats_test" or func.startswith("test")):
             # stats_test and the tests compile_stats_test builds: time of the calls from outside
