@@ -69,7 +69,7 @@ import numpy.typing as npt
 from paimon_lens.formats.bitmap import write_bitmap_index
 from paimon_lens.formats.bloom import BloomFilterFileIndexWriter
 from paimon_lens.formats.deletion_vector import write_dv_index_file
-from paimon_lens.formats.file_index import write_file_index
+from paimon_lens.formats.file_index_format import write_file_index
 from paimon_lens.formats.range_bitmap import write_range_bitmap
 from paimon_lens.metadata.binary_row import encode_binary_row
 from paimon_lens.types import DataType, Timestamp, parse_type

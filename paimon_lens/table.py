@@ -4,8 +4,8 @@
 ``"latest"``, ``"tag:NAME"`` / ``tag=NAME``, a ``datetime`` or ``timestamp_ms=...``) and gives a
 :class:`Table`: a :class:`~paimon_lens.metadata.snapshot_reader.SnapshotReader` (metadata read
 lazily, each manifest once per table directory) with a public face: frames, explanations and
-rich display, each answered by a service (:mod:`paimon_lens.file_indexes`,
-:mod:`paimon_lens.deletion_vectors`, :mod:`paimon_lens.pruning`) on the table's engine.
+rich display, each answered by a service (:mod:`paimon_lens.snapshot_file_indexes`,
+:mod:`paimon_lens.snapshot_deletion_vectors`, :mod:`paimon_lens.pruning`) on the table's engine.
 """
 
 from __future__ import annotations
@@ -104,13 +104,13 @@ class Table(SnapshotReader):
         return frames.index_manifest_frame(self, self.index_entries())
 
     def _index_infos(self) -> list[Any]:
-        from .file_indexes import table_file_indexes
+        from .snapshot_file_indexes import table_file_indexes
 
         return table_file_indexes(self, self.engine)
 
     @consistent
     def index_infos(self) -> list[Any]:
-        """Every decoded index of every live file (:class:`~paimon_lens.file_indexes.IndexInfo`, cached)."""
+        """Every decoded index of every live file (:class:`~paimon_lens.snapshot_file_indexes.IndexInfo`, cached)."""
         return self._index_infos()
 
     @consistent
@@ -165,8 +165,8 @@ class Table(SnapshotReader):
     @consistent
     def deletion_vector_infos(self) -> list[Any]:
         """Every deletion vector of the snapshot, decoded on the table's engine
-        (:class:`~paimon_lens.deletion_vectors.DeletionVectorInfo`, one per data file; cached)."""
-        from .deletion_vectors import deletion_vector_infos
+        (:class:`~paimon_lens.snapshot_deletion_vectors.DeletionVectorInfo`, one per data file; cached)."""
+        from .snapshot_deletion_vectors import deletion_vector_infos
 
         return list(deletion_vector_infos(self, self.engine))
 
@@ -180,8 +180,8 @@ class Table(SnapshotReader):
     @consistent
     def hash_index(self) -> pd.DataFrame:
         """HASH (dynamic bucket) index files of the snapshot, decoded."""
-        from .deletion_vectors import table_hash_index
         from .presentation import frames
+        from .snapshot_deletion_vectors import table_hash_index
 
         return frames.hash_index_frame(self, table_hash_index(self))
 

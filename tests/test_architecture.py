@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "paimon_lens.types": 0,
     "paimon_lens.values": 0,
     "paimon_lens.units": 0,
+    "paimon_lens.options": 0,
     "paimon_lens.lens_frame": 0,
     "paimon_lens.rendering": 0,
     "paimon_lens._version": 0,
@@ -34,8 +35,8 @@ LAYERS: dict[str, int] = {
     "paimon_lens.engines": 50,
     "paimon_lens.writer": 60,
     "paimon_lens.synth": 61,
-    "paimon_lens.file_indexes": 62,
-    "paimon_lens.deletion_vectors": 62,
+    "paimon_lens.snapshot_file_indexes": 62,
+    "paimon_lens.snapshot_deletion_vectors": 62,
     "paimon_lens.pruning": 63,
     "paimon_lens.advisor": 64,
     "paimon_lens.presentation": 70,
@@ -164,7 +165,7 @@ def test_no_import_cycle() -> None:
 
 
 def test_layer_check_sees_an_upward_import() -> None:
-    graph = {"paimon_lens.formats.bloom": {"paimon_lens.table", "paimon_lens.io.reader"},
+    graph = {"paimon_lens.formats.bloom": {"paimon_lens.table", "paimon_lens.io.byte_reader"},
              "paimon_lens.pruning.scan": {"paimon_lens.metadata.snapshot_reader"}}
     assert upward_imports(graph) == [("formats.bloom", "table")]
 

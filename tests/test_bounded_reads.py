@@ -261,3 +261,27 @@ def test_explain_positions_cap_flags_cut_lists() -> None:
         assert b["matching_positions"] == a["matching_positions"][:3]
         assert ("matching_positions" in b.get("positions_truncated", [])) == (len(a["matching_positions"]) > 3)
         assert "positions_truncated" not in a
+
+
+# ---- a manifest row count the data file does not have ---------------------------------------------
+
+def test_manifest_row_count_beyond_the_data_file(tmp_path: Path) -> None:
+    """A ``_ROW_COUNT`` of 2^63 - 1 (found by fuzz_long: append_dv_py/manifest#888) sizes no row mask:
+    the data file's own row count is checked first, and the file carries the error."""
+    table = _copy(EVENTS20, tmp_path)
+    victim = pl.open_table(str(table)).live_files()[0].entry.file.file_name
+
+    def inflate(r: dict[str, Any]) -> None:
+        if r["_FILE"]["_FILE_NAME"] == victim:
+            r["_FILE"]["_ROW_COUNT"] = (1 << 63) - 1
+
+    for m in sorted((table / "manifest").glob("manifest-*")):
+        if not m.name.startswith("manifest-list"):
+            rewrite_avro(m, inflate)
+    t = pl.open_table(str(table))
+    assert next(lf for lf in t.live_files() if lf.entry.file.file_name == victim).entry.file.row_count == (1 << 63) - 1
+    for where in ("id > 0", "tag = 'x'", "id > 0 OR tag IS NULL"):
+        report = t.explain(where, truth=True)
+        verdict = next(f for f in report.files if f.file_name == victim)
+        assert verdict.error and "manifest _ROW_COUNT" in verdict.error, where
+        assert report.summary()["files_with_errors"] == 1

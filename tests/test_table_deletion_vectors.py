@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import paimon_lens as pl
-from paimon_lens.deletion_vectors import table_deletion_vectors, table_hash_index
+from paimon_lens.snapshot_deletion_vectors import table_deletion_vectors, table_hash_index
 from paimon_lens.table import Table
 from tests.conftest import load_json, oracle_paths
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import paimon_lens as pl
-from paimon_lens.file_indexes import table_file_indexes
+from paimon_lens.snapshot_file_indexes import table_file_indexes
 from tests.conftest import FIXTURES, load_json, oracle_paths
 
 ORACLES = oracle_paths()

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import paimon_lens
-from paimon_lens.formats.file_index import FileIndexFormatReader
+from paimon_lens.formats.file_index_format import FileIndexFormatReader
 from paimon_lens.pruning.truth import read_columns
 from paimon_lens.writer.file_index import IndexSpec, build_container, make_index_writer, parse_index_options
 

@@ -9,7 +9,7 @@ the advice with the SQL to apply it (:mod:`.advise`, also ``paimon_lens.recommen
 from __future__ import annotations
 
 from .derive import DerivedQuery, DerivedWorkload, derive_queries, derive_workload, to_workload
-from .profile import ColumnProfile, FileColumnProfile, FileProfile, ProfileError, TableProfile, profile_table
+from .profile import ColumnProfile, FileColumnProfile, FileProfile, TableProfile, UnprofiledFile, profile_table
 
 __all__ = [
     "ColumnProfile",
@@ -17,8 +17,8 @@ __all__ = [
     "DerivedWorkload",
     "FileColumnProfile",
     "FileProfile",
-    "ProfileError",
     "TableProfile",
+    "UnprofiledFile",
     "derive_queries",
     "derive_workload",
     "profile_table",

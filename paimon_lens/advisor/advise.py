@@ -316,7 +316,7 @@ def _same_value(key: str, a: str, b: str) -> bool:
     if key == "fpp":
         return float(a) == float(b)
     if key in ("index-block-size", "chunk-size"):
-        from ..formats.bitmap import parse_memory_size
+        from ..options import parse_memory_size
 
         return bool(parse_memory_size(a) == parse_memory_size(b))
     return a.strip() == b.strip()

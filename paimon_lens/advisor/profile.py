@@ -65,12 +65,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..consistency import consistent
-from ..deletion_vectors import deletion_vector_infos
 from ..engines.files import engine_of, map_file_chunks, task_count
 from ..errors import CorruptFileError, PaimonLensError, UnsupportedError
 from ..io.fileio import check_size, local_path, read_file
 from ..metadata.row_ranges import is_blob_file, written_field_ids
 from ..pruning.truth import read_columns
+from ..snapshot_deletion_vectors import deletion_vector_infos
 from ..types import DataField, DataType, Timestamp
 from ..values import float32, to_internal, to_json, to_python
 from ..writer.schema import arrow_type
@@ -147,7 +147,7 @@ class FileProfile:
 
 
 @dataclass(frozen=True)
-class ProfileError:
+class UnprofiledFile:
     """A data file that could not be profiled."""
 
     file_name: str
@@ -243,7 +243,7 @@ class TableProfile:
     snapshot_id: int | None
     columns: tuple[ColumnProfile, ...]
     files: tuple[FileProfile, ...]
-    errors: tuple[ProfileError, ...]
+    errors: tuple[UnprofiledFile, ...]
     skipped_columns: dict[str, str]
     total_files: int
     sampled_files: int
@@ -731,7 +731,7 @@ class _ChunkProfile:
     """What a run of data files (one task) contributes to a table profile."""
 
     done: list[tuple[int, FileProfile, list[_Piece]]]  # (position in live files, profile, piece per field)
-    errors: list[ProfileError]
+    errors: list[UnprofiledFile]
     merged: list[tuple[pa.Array, np.ndarray]]  # per field: the files' distinct values and summed counts
 
 
@@ -749,13 +749,13 @@ def _profile_chunk(table: SnapshotReader, lfs: Sequence[LiveFile], extras: Seque
 
         iterator = tqdm(iterator, total=len(lfs), desc="profiling data files", unit="file")
     done: list[tuple[int, FileProfile, list[_Piece]]] = []
-    errors: list[ProfileError] = []
+    errors: list[UnprofiledFile] = []
     for lf, (position, deleted) in iterator:
         meta = lf.entry.file
         try:
             arrays = read_arrow_columns(table, lf, fields)
         except (PaimonLensError, OSError) as e:
-            errors.append(ProfileError(meta.file_name, lf.path, str(e)))
+            errors.append(UnprofiledFile(meta.file_name, lf.path, str(e)))
             continue
         live_mask: np.ndarray | None = None
         if deleted is not None and len(deleted):
@@ -837,7 +837,7 @@ def profile_table(table: SnapshotReader, columns: Sequence[str] | None = None, *
     pieces: dict[int, list[_Piece]] = {f.id: [] for f in fields}
     metas: list[LiveFile] = []
     files: list[FileProfile] = []
-    errors: list[ProfileError] = []
+    errors: list[UnprofiledFile] = []
     for chunk in chunks:
         for position, file_profile, file_pieces in chunk.done:
             metas.append(live[position])
@@ -859,7 +859,7 @@ def profile_table(table: SnapshotReader, columns: Sequence[str] | None = None, *
                         {p.name: p.type for p in table.schema.partition_fields})
 
 
-def _notes(total: int, sampled: int, sample_rows: int | None, skipped: dict[str, str], errors: list[ProfileError],
+def _notes(total: int, sampled: int, sample_rows: int | None, skipped: dict[str, str], errors: list[UnprofiledFile],
            dvs: dict[str, np.ndarray], skip_deleted: bool, profiles: Sequence[ColumnProfile]) -> list[str]:
     notes = []
     if sampled < total:

@@ -63,15 +63,16 @@ from ..consistency import consistent
 from ..engines.files import engine_of, map_file_chunks, task_count
 from ..errors import PaimonLensError
 from ..formats.bit_slice import BitSliceIndexBitmap, trailing_ones
-from ..formats.bitmap import BitmapFileIndexReader, BitmapIndexWriter, parse_memory_size
+from ..formats.bitmap import BitmapFileIndexReader, BitmapIndexWriter
 from ..formats.bloom import BloomFilterFileIndexWriter, hash_present
-from ..formats.file_index import FileIndexFormatReader, IndexEntry, write_file_index
+from ..formats.file_index_format import FileIndexFormatReader, IndexEntry, write_file_index
+from ..formats.index_reader import EmptyFileIndexReader, FileIndexReader
 from ..formats.range_bitmap import RangeBitmapFileIndexReader, RangeBitmapWriter
 from ..formats.range_bitmap_dictionary import ChunkedDictionary, Key
-from ..formats.reader import EmptyFileIndexReader, FileIndexReader
 from ..formats.registry import UnsupportedIndexReader, create_reader
 from ..formats.result import BitmapIndexResult
 from ..metadata.row_ranges import is_blob_file
+from ..options import parse_memory_size
 from ..predicate.model import LeafPredicate, Predicate
 from ..pruning.evolution import devolve_filter, field_names
 from ..pruning.file_index_predicate import FileIndexPredicate, index_field_type
@@ -682,8 +683,8 @@ def _measure_chunk(table: SnapshotReader, lfs: Sequence[LiveFile],
     ``extras``: per file, the ``(query, rows after deletion vectors, file bytes)`` of the queries
     whose baseline reads it, and its deletion vector.
     """
-    from ..file_indexes import open_container
     from ..pruning.truth import read_columns
+    from ..snapshot_file_indexes import open_container
 
     measures = [CandidateMeasure(c) for c in cands]
     tallies = [[QueryTally() for _ in predicates] for _ in cands]

@@ -28,7 +28,7 @@ from typing import Any
 
 from pyroaring import BitMap, FrozenBitMap
 
-from ..io.reader import ByteReader
+from ..io.byte_reader import ByteReader
 from . import roaring
 
 VERSION = 1

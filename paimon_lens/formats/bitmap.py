@@ -46,7 +46,6 @@ range and pattern predicates REMAIN.
 
 from __future__ import annotations
 
-import re
 import struct
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -55,7 +54,8 @@ from typing import TYPE_CHECKING, Any, cast, overload
 
 from pyroaring import BitMap
 
-from ..io.reader import ByteReader
+from ..io.byte_reader import ByteReader
+from ..options import parse_memory_size
 from ..types import DataType
 from .bitmap_meta import (
     JavaHashMapOrder,
@@ -67,7 +67,7 @@ from .bitmap_meta import (
 )
 from .float_keys import F32_MASK, F64_MASK, bits_array
 from .grouping import bulk_or_replay, first_occurrence_codes
-from .reader import FileIndexReader
+from .index_reader import FileIndexReader
 from .result import BitmapIndexResult, FileIndexResult
 from .roaring import portable_cardinalities, serialized_size
 
@@ -955,25 +955,6 @@ class BitmapFileIndexReader(FileIndexReader):
 
 
 # ---- writer --------------------------------------------------------------------------------------
-
-_MEMORY_UNITS = {
-    "": 1, "b": 1, "bytes": 1,
-    "k": 1 << 10, "kb": 1 << 10, "kibibytes": 1 << 10,
-    "m": 1 << 20, "mb": 1 << 20, "mebibytes": 1 << 20,
-    "g": 1 << 30, "gb": 1 << 30, "gibibytes": 1 << 30,
-    "t": 1 << 40, "tb": 1 << 40, "tebibytes": 1 << 40,
-}
-
-
-def parse_memory_size(text: str | int) -> int:
-    """Paimon's ``MemorySize.parse``: ``"64b"``, ``"16kb"``, ``"1 mb"`` ... -> bytes (units of 1024)."""
-    if isinstance(text, int):
-        return text
-    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", text)
-    if not m or m.group(2).lower() not in _MEMORY_UNITS:
-        raise ValueError(f"not a memory size: {text!r}")
-    return int(m.group(1)) * _MEMORY_UNITS[m.group(2).lower()]
-
 
 class BitmapIndexWriter:
     """Builds a bitmap index byte-identical to Paimon's ``BitmapFileIndex`` writer.

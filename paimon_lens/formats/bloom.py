@@ -49,9 +49,9 @@ import numpy.typing as npt
 import xxhash
 
 from ..errors import UnsupportedError
-from ..io.reader import ByteReader
+from ..io.byte_reader import ByteReader
 from ..types import EPOCH_DATE, DataType, Timestamp
-from .reader import FileIndexReader
+from .index_reader import FileIndexReader
 from .result import REMAIN, SKIP, FileIndexResult
 
 INDEX_TYPE = "bloom-filter"

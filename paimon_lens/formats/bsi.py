@@ -37,13 +37,13 @@ from typing import Any
 from pyroaring import BitMap, FrozenBitMap
 
 from ..errors import CorruptFileError, UnsupportedError
-from ..io.reader import ByteReader
+from ..io.byte_reader import ByteReader
 from ..types import DataType
 from . import roaring
 from .bit_slice import rows_bitmap, serialize_bitmap
 from .grouping import bulk_or_replay
+from .index_reader import FileIndexReader
 from .range_bitmap_dictionary import INT64_MAX, INT64_MIN, decimal_unscaled, long_to_value, timestamp_long
-from .reader import FileIndexReader
 from .result import REMAIN, BitmapIndexResult, FileIndexResult
 
 VERSION = 1

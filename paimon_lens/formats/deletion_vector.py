@@ -56,8 +56,8 @@ from typing import Literal
 from pyroaring import BitMap, BitMap64
 
 from ..errors import CorruptFileError
+from ..io.byte_reader import ByteReader
 from ..io.fileio import FileIO
-from ..io.reader import ByteReader
 from . import roaring
 
 VERSION_V1 = 1

@@ -36,20 +36,20 @@ from typing import Any
 from pyroaring import BitMap
 
 from ..errors import CorruptFileError
-from ..io.reader import ByteReader
+from ..io.byte_reader import ByteReader
+from ..options import parse_memory_size
 from ..types import DataType
 from .bit_slice import BitSliceIndexBitmap, max_code, read_bit_slice, write_bit_slice_codes
 from .grouping import bulk_or_replay, first_occurrence_codes
+from .index_reader import FileIndexReader
 from .range_bitmap_dictionary import (
     ChunkedDictionary,
     Key,
     KeyCodec,
     key_codec,
-    parse_memory_size,
     read_dictionary,
     write_dictionary_bulk,
 )
-from .reader import FileIndexReader
 from .result import REMAIN, BitmapIndexResult, FileIndexResult
 
 VERSION = 1

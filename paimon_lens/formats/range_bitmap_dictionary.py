@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import operator
-import re
 import struct
 from bisect import bisect_left
 from collections.abc import Sequence
@@ -56,7 +55,7 @@ from itertools import islice
 from typing import Any
 
 from ..errors import CorruptFileError, UnsupportedError
-from ..io.reader import ByteReader
+from ..io.byte_reader import ByteReader
 from ..types import DataType, Timestamp, days_from_date
 from .float_keys import (
     F32_MASK,
@@ -88,27 +87,6 @@ _FORMATS = {"i8": "b", "i16": "h", "i32": "i", "i64": "q", "f32": "i", "f64": "q
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
-
-_MEMORY_UNITS = {
-    "b": 1, "bytes": 1,
-    "k": 1024, "kb": 1024, "kibibytes": 1024,
-    "m": 1024 ** 2, "mb": 1024 ** 2, "mebibytes": 1024 ** 2,
-    "g": 1024 ** 3, "gb": 1024 ** 3, "gibibytes": 1024 ** 3,
-    "t": 1024 ** 4, "tb": 1024 ** 4, "tebibytes": 1024 ** 4,
-}
-_MEMORY = re.compile(r"\s*(\d+)\s*([a-zA-Z]*)\s*$")
-
-
-def parse_memory_size(text: str) -> int:
-    """Parse a Paimon ``MemorySize`` string (``"16kb"``, ``"0b"``, ``"1 mb"``, ``"64"``) to bytes."""
-    m = _MEMORY.match(text)
-    if not m:
-        raise ValueError(f"not a memory size: {text!r}")
-    unit = m.group(2).lower() or "b"
-    if unit not in _MEMORY_UNITS:
-        raise ValueError(f"unknown memory unit {m.group(2)!r} in {text!r}")
-    return int(m.group(1)) * _MEMORY_UNITS[unit]
-
 
 # ---- value conversions shared with the bsi index ----------------------------------------------
 

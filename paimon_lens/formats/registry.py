@@ -21,7 +21,7 @@ import importlib
 from typing import Any
 
 from ..types import DataType
-from .reader import FileIndexReader
+from .index_reader import FileIndexReader
 
 BLOOM_FILTER = "bloom-filter"
 BITMAP = "bitmap"

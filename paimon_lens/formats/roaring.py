@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, TypeVar
 from pyroaring import BitMap, BitMap64, FrozenBitMap
 
 from ..errors import CorruptFileError
-from ..io.reader import ByteReader
+from ..io.byte_reader import ByteReader
 
 if TYPE_CHECKING:
     import numpy as np

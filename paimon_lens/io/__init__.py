@@ -1,6 +1,6 @@
 """Input: file systems (local, fsspec) and the bounds-checked byte reader."""
 
+from .byte_reader import ByteReader
 from .fileio import FileIO, LocalFileIO, get_file_io
-from .reader import ByteReader
 
 __all__ = ["ByteReader", "FileIO", "LocalFileIO", "get_file_io"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,7 +58,12 @@ class Snapshot:
 
 def load_json_object(raw: bytes, path: str, what: str) -> dict[str, Any]:
     """The JSON object in ``raw``: :class:`CorruptFileError` for anything else (bad UTF-8 or JSON,
-    another JSON type, nesting too deep to parse)."""
+    another JSON type, nesting too deep to parse).
+
+    A string holding a lone UTF-16 surrogate (``"\\ud800"``, which Java writes for a broken
+    ``String`` and which no UTF-8 text can hold) keeps it as the escape text ``\\ud800``, so
+    that frames, JSON output and HTML can show it.
+    """
     try:
         obj = json.loads(raw)
     except ValueError as e:
@@ -66,7 +72,27 @@ def load_json_object(raw: bytes, path: str, what: str) -> dict[str, Any]:
         raise CorruptFileError(path, None, what, detail="nested too deeply to parse") from None
     if not isinstance(obj, dict):
         raise CorruptFileError(path, 0, what, "an object", type(obj).__name__)
+    if _MAYBE_SURROGATE.search(raw):
+        obj = _escape_surrogates(obj)
     return obj
+
+
+#: a ``\uD800``-``\uDFFF`` escape, or the (invalid) UTF-8 bytes of a surrogate
+_MAYBE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+
+
+def _escape_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_escape_surrogates(k): _escape_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_escape_surrogates(v) for v in value]
+    return value
 
 
 def json_field(obj: dict[str, Any], key: str, kind: type, path: str | None, what: str,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from . import sql as _sql_text  # noqa: F401  (installs Predicate.sql)
+from . import sql_text as _sql_text  # noqa: F401  (installs Predicate.sql)
 from .model import CompoundPredicate, LeafPredicate, Predicate, and_, leaves, or_
 
 if TYPE_CHECKING:

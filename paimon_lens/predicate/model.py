@@ -84,7 +84,7 @@ _NEGATE = {
 
 class FunctionVisitor(Protocol[T_co]):
     """Paimon's ``FunctionVisitor``: one method per leaf function, given the leaf's literals
-    (internal values). File index readers (:class:`~paimon_lens.formats.reader.FileIndexReader`)
+    (internal values). File index readers (:class:`~paimon_lens.formats.index_reader.FileIndexReader`)
     are such visitors; :func:`visit_function` calls the method of a leaf's function."""
 
     def visit_is_null(self) -> T_co: ...

@@ -35,10 +35,10 @@ from ..types import DataField
 from .bind import InExpansion
 from .fast import parse_fast
 from .model import LeafPredicate, Predicate, and_, or_
-from .sql import literal_sql, quote_identifier, to_sql
+from .sql_text import literal_sql, quote_identifier, to_sql
 
 if TYPE_CHECKING:
-    from ._sql import PaimonLensDialect
+    from .sqlglot_parser import PaimonLensDialect
 
 __all__ = ["PaimonLensDialect", "PredicateError", "literal_sql", "parse_where", "quote_identifier", "to_sql"]
 
@@ -49,7 +49,7 @@ _DEFAULT_DIALECTS = ("paimon", "flink", "default")
 def __getattr__(name: str) -> Any:
     """``PaimonLensDialect`` (a sqlglot dialect) is imported with sqlglot, on first use."""
     if name == "PaimonLensDialect":
-        from ._sql import PaimonLensDialect
+        from .sqlglot_parser import PaimonLensDialect
 
         globals()[name] = PaimonLensDialect
         return PaimonLensDialect
@@ -106,7 +106,7 @@ def parse_where(
         if dialect is None or dialect.lower() in _DEFAULT_DIALECTS:
             pred = parse_fast(text, fields, expansion)
         if pred is None:
-            from ._sql import parse_sqlglot
+            from .sqlglot_parser import parse_sqlglot
 
             pred = parse_sqlglot(sql, text, fields, dialect, expansion)
         pred = pred if expansion != "leaf" else _flatten(pred)

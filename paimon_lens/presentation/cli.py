@@ -136,7 +136,7 @@ def _result_record(result: Any, limit: int | None) -> dict[str, Any]:
 
 def cmd_probe(args: argparse.Namespace, out: Any) -> int:
     """``probe``: evaluate predicates on one file-index container, as Paimon's FileIndexPredicate."""
-    from ..formats.file_index import FileIndexFormatReader
+    from ..formats.file_index_format import FileIndexFormatReader
     from ..predicate.parser import parse_where
     from ..pruning.file_index_predicate import FileIndexPredicate
     from ..types import parse_row_type

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..deletion_vectors import DeletionVectorInfo, HashIndexInfo, index_file_path
 from ..errors import CorruptFileError, PaimonLensError
 from ..metadata.binary_row import decode_binary_row
 from ..metadata.manifest import FILE_SOURCES, IndexFileMeta, ManifestFileMeta
 from ..metadata.schema import TableSchema
 from ..metadata.snapshot import Snapshot
 from ..metadata.stats import decode_stats
+from ..snapshot_deletion_vectors import DeletionVectorInfo, HashIndexInfo, index_file_path
 from ..values import to_json, to_python
 
 if TYPE_CHECKING:

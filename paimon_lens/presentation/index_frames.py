@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..file_indexes import VALUE_KEYS, IndexInfo
+from ..snapshot_file_indexes import VALUE_KEYS, IndexInfo
 from ..values import to_json, to_python
 
 if TYPE_CHECKING:

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap
 
-from ..deletion_vectors import deletion_vector_infos
 from ..errors import PaimonLensError
 from ..formats.result import BitmapIndexResult, FileIndexResult, first_positions
 from ..formats.roaring import to_bitmap32
@@ -33,6 +32,7 @@ from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import RowRangeGroup, data_evolution_enabled, row_range_groups
 from ..predicate.model import Predicate, leaves
 from ..rendering import render_html
+from ..snapshot_deletion_vectors import deletion_vector_infos
 from ..values import to_json, to_python
 from .versions import rules_of
 

@@ -14,7 +14,7 @@ Semantics (Paimon 2.0.0 ``FileIndexPredicate.evaluate`` and its ``FileIndexPredi
 Readers are built with the type of the column in the *file's* row type (the schema the file was
 written with); a map-key entry ``col[key]`` uses the map's value type
 (``FileIndexCommon.getFieldType``). An entry whose start is ``-1`` gets the
-:class:`~paimon_lens.formats.reader.EmptyFileIndexReader`.
+:class:`~paimon_lens.formats.index_reader.EmptyFileIndexReader`.
 
 Predicates should be devolved to the file's schema first (Paimon does this before calling
 ``FileIndexPredicate``); a leaf on a column that is not in the container simply answers REMAIN.
@@ -37,8 +37,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..formats.file_index import FileIndexFormatReader, index_field_type
-from ..formats.reader import EmptyFileIndexReader, FileIndexReader
+from ..formats.file_index_format import FileIndexFormatReader, index_field_type
+from ..formats.index_reader import EmptyFileIndexReader, FileIndexReader
 from ..formats.result import REMAIN, FileIndexResult, or_paimon_09
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, visit_function
 from ..types import DataField

@@ -47,13 +47,13 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PaimonLensError
-from ..file_indexes import open_container
-from ..formats.file_index import FileIndexFormatReader
+from ..formats.file_index_format import FileIndexFormatReader
 from ..formats.result import FileIndexResult
 from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import data_evolution_enabled, group_stats, row_range_groups
 from ..metadata.stats import ColumnStats, decode_stats, evolve_stats
 from ..predicate.model import LeafPredicate, Predicate, and_
+from ..snapshot_file_indexes import open_container
 from ..types import DataField
 from .bucket import BucketSelector
 from .compare import row_test, signed_binary_order

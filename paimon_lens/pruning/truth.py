@@ -51,19 +51,24 @@ def read_columns(table: SnapshotReader, lf: LiveFile, field_ids: Sequence[int],
 
             arrow = pq.read_table(io.BytesIO(data), columns=names, use_threads=False)  # small files: no pool
             raw = {n: arrow.column(n).to_pylist() for n in names}
+            rows = arrow.num_rows
         elif fmt == "orc":
             import pyarrow.orc as orc
 
             arrow = orc.read_table(io.BytesIO(data), columns=names)
             raw = {n: arrow.column(n).to_pylist() for n in names}
+            rows = arrow.num_rows
         else:
             import fastavro
 
             records = [r for r in fastavro.reader(io.BytesIO(data)) if isinstance(r, dict)]
             raw = {n: [r.get(n) for r in records] for n in names}
+            rows = len(records)
     except (OSError, ValueError, LookupError, TypeError, NotImplementedError, ArithmeticError) as e:
         # pyarrow's ArrowException subclasses are among these (ArrowNotImplementedError, ArrowInvalid ...)
         raise CorruptFileError(path, None, "data file", detail=f"{type(e).__name__}: {e}") from None
+    if rows != lf.entry.file.row_count:  # the manifest's count sizes every row mask and selection
+        raise CorruptFileError(path, None, "rows", f"{lf.entry.file.row_count} (manifest _ROW_COUNT)", rows)
     current = {f.id: f for f in table.schema.fields}
     out: dict[int, list[Any]] = {}
     for fid, f in wanted.items():
@@ -80,6 +85,9 @@ def read_columns(table: SnapshotReader, lf: LiveFile, field_ids: Sequence[int],
             except CastError as e:
                 raise CorruptFileError(path, None, f"column {f.name} ({f.type} -> {current[fid].type})",
                                        detail=str(e)) from None
+            except _VALUE_ERRORS as e:  # values of another type than the file's schema says
+                raise CorruptFileError(path, None, f"column {f.name} ({f.type} -> {current[fid].type})",
+                                       detail=f"its values do not fit the type: {type(e).__name__}: {e}") from None
         out[fid] = values
     return out
 
@@ -126,13 +134,18 @@ def group_matching_positions(table: SnapshotReader, group: RowRangeGroup, predic
                                sorted(r for r in ranges if r is not None))
     n = group.row_count
     leaf_ids = {leaf.index: fields[leaf.index].id for leaf in leaves(predicate)}
-    columns: dict[int, Sequence[Any]] = {}
+    sources: dict[int, tuple[int, LiveFile | None]] = {}
     for idx, fid in leaf_ids.items():
         source = next((lf for lf in data if fid in written_field_ids(table, lf)), None)
+        if source is None and any(fid in written_field_ids(table, lf) for lf in group.files):
+            raise UnsupportedError(f"{anchor}: column {fields[idx].name} lives in .blob files, "
+                                   "which paimon-lens does not read")
+        sources[idx] = (fid, source)
+    if data and any(source is None for _, source in sources.values()):
+        read_columns(table, data[0], [])  # the row count is checked against the file before nulls are made up
+    columns: dict[int, Sequence[Any]] = {}
+    for idx, (fid, source) in sources.items():
         if source is None:
-            if any(fid in written_field_ids(table, lf) for lf in group.files):
-                raise UnsupportedError(f"{anchor}: column {fields[idx].name} lives in .blob files, "
-                                       "which paimon-lens does not read")
             columns[idx] = [None] * n  # no file of the group writes it: null
             continue
         values = read_columns(table, source, [fid]).get(fid, [None] * source.entry.file.row_count)

@@ -21,7 +21,7 @@ An option ``file-index.<type>.<col>.<key>`` for a column not listed in ``<type>.
 error, as in Paimon; keys with another number of dots are ignored. Map-key indexes
 (``col[key]``) are not supported by this writer.
 
-The container (:func:`paimon_lens.formats.file_index.write_file_index`) lists columns and, per
+The container (:func:`paimon_lens.formats.file_index_format.write_file_index`) lists columns and, per
 column, index types in ``java.util.HashMap`` iteration order, which is what
 ``DataFileIndexWriter.serializeMaintainers`` produces; the index bytes come from paimon-lens'
 writers, which are byte-identical to Paimon's.
@@ -34,12 +34,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..formats.bitmap import BitmapIndexWriter, parse_memory_size
+from ..formats.bitmap import BitmapIndexWriter
 from ..formats.bitmap_meta import JavaHashMapOrder
 from ..formats.bloom import BloomFilterFileIndexWriter
 from ..formats.bsi import BsiWriter
-from ..formats.file_index import write_file_index
+from ..formats.file_index_format import write_file_index
 from ..formats.range_bitmap import RangeBitmapWriter
+from ..options import parse_memory_size
 from ..types import DataField, DataType
 
 PREFIX = "file-index."

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import paimon_lens
 from paimon_lens.advisor.candidates import CURRENT, Candidate, candidate_grid, no_index
 from paimon_lens.advisor.whatif import IndexBuilder, WhatIfResult, evaluate_container, measure
-from paimon_lens.formats.file_index import FileIndexFormatReader
+from paimon_lens.formats.file_index_format import FileIndexFormatReader
 from paimon_lens.predicate.parser import parse_where
 from paimon_lens.pruning.truth import read_columns
 from paimon_lens.table import Table
@@ -155,7 +155,7 @@ def test_index_bytes_are_the_containers(table: Table, result: WhatIfResult) -> N
 @given(st.lists(st.one_of(st.none(), st.integers(-50, 50)), min_size=0, max_size=300),
        st.sampled_from(["bloom-filter", "bitmap", "range-bitmap", "bsi"]), st.sampled_from(["1kb", "0b", "64kb"]))
 def test_builder_is_byte_identical(values: list[int | None], index_type: str, size: str) -> None:
-    from paimon_lens.formats.file_index import write_file_index
+    from paimon_lens.formats.file_index_format import write_file_index
     from paimon_lens.types import DataField
 
     dtype = DataType("INT")

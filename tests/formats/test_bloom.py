@@ -32,7 +32,7 @@ from paimon_lens.formats.bloom import (
     thomas_wang_hash64_array,
     xxh64,
 )
-from paimon_lens.formats.file_index import FileIndexFormatReader, index_field_type, split_map_key
+from paimon_lens.formats.file_index_format import FileIndexFormatReader, index_field_type, split_map_key
 from paimon_lens.formats.registry import create_reader
 from paimon_lens.formats.result import REMAIN, SKIP
 from paimon_lens.types import DataType, Timestamp, parse_type

@@ -320,6 +320,6 @@ def test_specific_corruptions() -> None:
 def _slice_count_offset(data: bytes) -> int:
     """Offset of the positive part's slice count (after version, min, max and the EBM)."""
     from paimon_lens.formats.roaring import serialized_size
-    from paimon_lens.io.reader import ByteReader
+    from paimon_lens.io.byte_reader import ByteReader
 
     return 23 + serialized_size(ByteReader(data), 23)

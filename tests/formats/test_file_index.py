@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paimon_lens.errors import CorruptFileError
-from paimon_lens.formats.file_index import (
+from paimon_lens.formats.file_index_format import (
     EMPTY_INDEX_FLAG,
     MAGIC,
     FileIndexFormatReader,
@@ -19,9 +19,9 @@ from paimon_lens.formats.file_index import (
     split_map_key,
     write_file_index,
 )
-from paimon_lens.formats.reader import EmptyFileIndexReader
+from paimon_lens.formats.index_reader import EmptyFileIndexReader
 from paimon_lens.formats.registry import UnsupportedIndexReader
-from paimon_lens.io.reader import ByteReader, decode_modified_utf8
+from paimon_lens.io.byte_reader import ByteReader, decode_modified_utf8
 from paimon_lens.types import parse_type
 from tests.conftest import FIXTURES, blob_cases, load_json, oracle_paths
 from tests.formats.oracle_tree import OracleTable

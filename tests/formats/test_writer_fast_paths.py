@@ -36,7 +36,7 @@ from paimon_lens.formats.bitmap_meta import (
 )
 from paimon_lens.formats.bloom import BloomFilterFileIndexWriter, hash_present, hash_value
 from paimon_lens.formats.bsi import BsiWriter, write_bsi
-from paimon_lens.formats.file_index import write_file_index
+from paimon_lens.formats.file_index_format import write_file_index
 from paimon_lens.formats.range_bitmap import RangeBitmapWriter, write_range_bitmap
 from paimon_lens.formats.range_bitmap_dictionary import key_codec as range_key_codec
 from paimon_lens.formats.range_bitmap_dictionary import write_dictionary, write_dictionary_bulk

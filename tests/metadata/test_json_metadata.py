@@ -78,3 +78,22 @@ def test_schema_json_that_is_not_paimon(table: Path, mutate: Any) -> None:
     with pytest.raises(CorruptFileError) as e:
         pl.open_table(str(table)).files()
     assert e.value.path == str(schema) and "schema" in e.value.field
+
+
+def test_lone_surrogate_in_a_snapshot_field(table: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``"\\ud800"`` is JSON a Java writer can produce (found by fuzz_long: type_evolution_py/snapshot#928):
+    frames, the CLI's JSON and HTML show it as that escape text instead of failing to encode it."""
+    from paimon_lens.presentation.cli import main
+
+    snap = _latest_snapshot(table)
+    text = snap.read_text()
+    obj = json.loads(text)
+    obj["commitUser"] = "writer-\ud800"
+    snap.write_text(json.dumps(obj))  # json.dumps escapes the surrogate as \ud800
+    assert "\\ud800" in snap.read_text()
+    t = pl.open_table(str(table))
+    frame = t.snapshots()
+    assert frame.loc[frame["snapshot_id"] == t.snapshot_id, "commit_user"].iloc[0] == "writer-\\ud800"
+    assert "writer-\\ud800" in frame._repr_html_()
+    assert main(["files", str(table), "--format", "json"]) == 0
+    json.loads(capsys.readouterr().out)

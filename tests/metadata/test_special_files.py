@@ -68,7 +68,7 @@ def test_bitmap_index_claiming_too_many_rows(events: Path) -> None:
     the claimed rows. The selection is refused as corrupt, not believed (no 2-billion-row funnel)."""
     import struct
 
-    from paimon_lens.formats.file_index import FileIndexFormatReader
+    from paimon_lens.formats.file_index_format import FileIndexFormatReader
     from tests.conftest import rewrite_avro
 
     t = pl.open_table(str(events))

@@ -23,10 +23,10 @@ from sqlglot import exp
 
 from paimon_lens.predicate import CompoundPredicate, LeafPredicate, Predicate
 from paimon_lens.predicate import parser as parser_mod
-from paimon_lens.predicate import sql as sql_mod
-from paimon_lens.predicate._sql import PaimonLensDialect, parse_sqlglot, plain_identifier
+from paimon_lens.predicate import sql_text as sql_mod
 from paimon_lens.predicate.fast import SQLGLOT_KEYWORDS, parse_fast
 from paimon_lens.predicate.parser import PredicateError, parse_where, quote_identifier
+from paimon_lens.predicate.sqlglot_parser import PaimonLensDialect, parse_sqlglot, plain_identifier
 from paimon_lens.types import DataField, field_from_json, parse_row_type
 from tests.conftest import blob_cases, load_json, oracle_paths
 

@@ -15,8 +15,8 @@ import pytest
 from pyroaring import BitMap
 
 from paimon_lens.formats.bloom import BloomFilterFileIndexWriter
-from paimon_lens.formats.file_index import FileIndexFormatReader, write_file_index
-from paimon_lens.formats.reader import EmptyFileIndexReader, FileIndexReader
+from paimon_lens.formats.file_index_format import FileIndexFormatReader, write_file_index
+from paimon_lens.formats.index_reader import EmptyFileIndexReader, FileIndexReader
 from paimon_lens.formats.registry import available_index_types
 from paimon_lens.formats.result import REMAIN, SKIP, BitmapIndexResult, FileIndexResult, or_paimon_09
 from paimon_lens.predicate.model import CompoundPredicate, LeafPredicate, Predicate

@@ -52,3 +52,28 @@ def test_matching_positions_match_oracle(oracle: Path) -> None:
                 continue
             checked += 1
     assert checked > 0
+
+
+def test_values_of_another_type_than_the_file_schema_says(tmp_path: Path) -> None:
+    """A file schema that says STRING for a column whose data file holds timestamps (found by
+    fuzz_long: type_evolution_py/schema#948): casting them to the table's TIMESTAMP is that file's
+    CorruptFileError, not an AttributeError; the other files are still answered."""
+    import json
+    import shutil
+
+    from tests.conftest import FIXTURES
+
+    table = tmp_path / "type_evolution"
+    shutil.copytree(FIXTURES / "pypaimon" / "warehouse" / "db.db" / "type_evolution", table)
+    schema0 = table / "schema" / "schema-0"
+    obj = json.loads(schema0.read_text())
+    next(f for f in obj["fields"] if f["name"] == "ts")["type"] = "STRING"
+    schema0.write_text(json.dumps(obj))
+    t = pl.open_table(str(table))
+    report = t.explain("ts IS NOT NULL", truth=True)
+    broken = [f for f in report.files if f.error]
+    assert [t.schema_manager.schema(lf.entry.file.schema_id).id for lf in t.live_files()
+            if lf.entry.file.file_name in {f.file_name for f in broken}] == [0]
+    assert "column ts (STRING -> TIMESTAMP(6))" in (broken[0].error or "")
+    assert "do not fit the type" in (broken[0].error or "")
+    assert all(f.matching_rows is not None for f in report.files if not f.error)

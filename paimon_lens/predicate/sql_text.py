@@ -26,7 +26,7 @@ def _plain_identifier(name: str) -> bool:
         return False
     if name.upper() not in SQLGLOT_KEYWORDS:
         return True  # sqlglot reads it as a column (tests/predicate/test_fast_parser.py checks this)
-    from ._sql import plain_identifier
+    from .sqlglot_parser import plain_identifier
 
     return plain_identifier(name)
 

@@ -18,8 +18,8 @@ from .engines.files import map_file_chunks
 from .engines.local import LOCAL
 from .errors import PaimonLensError
 from .formats.bitmap import BitmapValueCounts
-from .formats.file_index import FileIndexFormatReader, IndexEntry, index_field_type
-from .formats.reader import FileIndexReader
+from .formats.file_index_format import FileIndexFormatReader, IndexEntry, index_field_type
+from .formats.index_reader import FileIndexReader
 from .types import DataType
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ def file_indexes(table: SnapshotReader, lf: LiveFile) -> Iterator[IndexInfo]:
 
 def _create_reader(container: FileIndexFormatReader, column: str, entry: IndexEntry,
                    dtype: DataType | None) -> FileIndexReader:
-    from .formats.reader import EmptyFileIndexReader
+    from .formats.index_reader import EmptyFileIndexReader
     from .formats.registry import UnsupportedIndexReader, create_reader
 
     if entry.empty:

@@ -48,9 +48,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import CorruptFileError
+from ..io.byte_reader import ByteReader, decode_modified_utf8
 from ..io.fileio import local_path
-from ..io.reader import ByteReader, decode_modified_utf8
-from .reader import EmptyFileIndexReader, FileIndexReader
+from .index_reader import EmptyFileIndexReader, FileIndexReader
 from .registry import UnsupportedIndexReader, create_reader
 
 if TYPE_CHECKING:
@@ -394,7 +394,7 @@ class FileIndexFormatReader:
 
         ``data_type`` is the type the index was written for (for ``col[key]``, the map's value
         type); None gives REMAIN readers with a note. Empty entries give
-        :class:`~paimon_lens.formats.reader.EmptyFileIndexReader`. Paimon returns the readers
+        :class:`~paimon_lens.formats.index_reader.EmptyFileIndexReader`. Paimon returns the readers
         as a ``HashSet``, so its order varies between runs; see
         :mod:`paimon_lens.pruning.file_index_predicate`.
         """
