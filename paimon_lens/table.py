@@ -39,6 +39,8 @@ from .pruning.versions import PaimonRules, normalize_version, rules_for
 if TYPE_CHECKING:
     import pandas as pd
 
+    from .presentation.inspect import InspectTable
+
 
 class Table(SnapshotReader):
     """One snapshot of a Paimon table. Create with :func:`open_table`."""
@@ -70,75 +72,60 @@ class Table(SnapshotReader):
         return render_table(self)
 
     # ---- frames -----------------------------------------------------------------------------
+    @property
+    def inspect(self) -> InspectTable:
+        """Every frame of the table in one namespace (``t.inspect.files()`` ...), as PyIceberg's
+        ``table.inspect``; the methods below are the same frames."""
+        from .presentation.inspect import InspectTable
+
+        return InspectTable(self)
+
     def snapshots(self) -> pd.DataFrame:
         """Every snapshot still present (see :data:`paimon_lens.presentation.frames.SNAPSHOT_COLUMNS`)."""
-        from .presentation import frames
-
-        return frames.snapshots_frame(self.snapshot_manager.all())
+        return self.inspect.snapshots()
 
     def schemas(self) -> pd.DataFrame:
         """Every schema version, one row per column per schema."""
-        from .presentation import frames
+        return self.inspect.schemas()
 
-        return frames.schemas_frame(self.schema_manager.all())
-
-    @consistent
     def manifests(self) -> pd.DataFrame:
         """Manifest files of the snapshot, with decoded partition stats."""
-        from .presentation import frames
+        return self.inspect.manifests()
 
-        return frames.manifests_frame(self, self.manifest_files())
-
-    @consistent
     def files(self) -> pd.DataFrame:
         """One row per live data file (see :data:`paimon_lens.presentation.frames.FILE_COLUMNS`)."""
-        from .presentation import frames
+        return self.inspect.files()
 
-        return frames.files_frame(self, self.live_files())
-
-    @consistent
     def index_manifest(self) -> pd.DataFrame:
         """Entries of the snapshot's index manifest (deletion-vector and HASH index files)."""
-        from .presentation import frames
+        return self.inspect.index_manifest()
 
-        return frames.index_manifest_frame(self, self.index_entries())
-
-    def _index_infos(self) -> list[Any]:
+    @consistent
+    def index_infos(self) -> list[Any]:
+        """Every decoded index of every live file (:class:`~paimon_lens.snapshot_file_indexes.IndexInfo`,
+        decoded on the table's engine once per snapshot)."""
         from .snapshot_file_indexes import table_file_indexes
 
         return table_file_indexes(self, self.engine)
 
-    @consistent
-    def index_infos(self) -> list[Any]:
-        """Every decoded index of every live file (:class:`~paimon_lens.snapshot_file_indexes.IndexInfo`, cached)."""
-        return self._index_infos()
-
-    @consistent
     def file_indexes(self, index_type: str | None = None) -> pd.DataFrame:
         """One row per data file x column x index type with the decoded summary of each index.
 
         See :mod:`paimon_lens.presentation.index_frames` for the columns.
         """
-        from .presentation import index_frames
-
-        return index_frames.file_indexes_frame(self, self._index_infos(), index_type)
+        return self.inspect.file_indexes(index_type)
 
     def bloom_filters(self) -> pd.DataFrame:
         """:meth:`file_indexes` of the bloom-filter indexes (fill ratio, estimated items and fpp)."""
-        return self.file_indexes("bloom-filter")
+        return self.inspect.bloom_filters()
 
     def range_bitmaps(self) -> pd.DataFrame:
         """:meth:`file_indexes` of the range-bitmap indexes (cardinality, min, max, chunks, slices)."""
-        return self.file_indexes("range-bitmap")
+        return self.inspect.range_bitmaps()
 
-    @consistent
     def bitmap_values(self, column: str) -> pd.DataFrame:
         """Every value of ``column``'s bitmap indexes with its row count and bitmap bytes, per file."""
-        from .presentation import index_frames
-
-        if column not in self.schema.field_names and "[" not in column:
-            raise PaimonLensError(f"no column {column!r} in {self.name}: {', '.join(self.schema.field_names)}")
-        return index_frames.bitmap_values_frame(self, self._index_infos(), column)
+        return self.inspect.bitmap_values(column)
 
     @consistent
     def explain(self, where: str, *, truth: bool = False, index_enabled: bool = True) -> Any:
@@ -170,21 +157,13 @@ class Table(SnapshotReader):
 
         return list(deletion_vector_infos(self, self.engine))
 
-    @consistent
     def deletion_vectors(self) -> pd.DataFrame:
         """Every deletion vector of the snapshot, decoded and CRC-checked (one row per data file)."""
-        from .presentation import frames
+        return self.inspect.deletion_vectors()
 
-        return frames.deletion_vectors_frame(self, self.deletion_vector_infos())
-
-    @consistent
     def hash_index(self) -> pd.DataFrame:
         """HASH (dynamic bucket) index files of the snapshot, decoded."""
-        from .presentation import frames
-        from .snapshot_deletion_vectors import table_hash_index
-
-        return frames.hash_index_frame(self, table_hash_index(self))
-
+        return self.inspect.hash_index()
 
 
 def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, tag: str | None = None,

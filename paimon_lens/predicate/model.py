@@ -22,9 +22,24 @@ T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 
 
-class LeafFunction(str, Enum):
-    """Paimon's leaf functions (a closed set). A member equals, hashes and prints as its name, so
-    ``leaf.function == "Equal"`` and JSON keep working."""
+class _Function(str, Enum):
+    """A function name as a closed set: a member equals, hashes and prints as its name, so
+    ``leaf.function == "Equal"``, dict lookups by name and JSON keep working."""
+
+    __hash__ = str.__hash__
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return str(self.value).__format__(spec)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class LeafFunction(_Function):
+    """Paimon's leaf functions."""
 
     Equal = "Equal"
     NotEqual = "NotEqual"
@@ -43,34 +58,12 @@ class LeafFunction(str, Enum):
     Between = "Between"
     NotBetween = "NotBetween"
 
-    __hash__ = str.__hash__
 
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return self.value.__format__(spec)
-
-    def __repr__(self) -> str:
-        return repr(self.value)
-
-
-class CompoundFunction(str, Enum):
-    """``And`` / ``Or`` (equal to, hashed and printed as their names)."""
+class CompoundFunction(_Function):
+    """``And`` / ``Or``."""
 
     And = "And"
     Or = "Or"
-
-    __hash__ = str.__hash__
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return self.value.__format__(spec)
-
-    def __repr__(self) -> str:
-        return repr(self.value)
 
 
 LEAF_FUNCTIONS = tuple(f.value for f in LeafFunction)
