@@ -17,10 +17,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .errors import PaimonLensError
+
+if TYPE_CHECKING:
+    from .predicate.model import Predicate
+    from .types import DataField
 
 _WEIGHT = re.compile(r"--\s*weight\s*[:=]\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$", re.IGNORECASE)
 
@@ -33,6 +38,8 @@ class WorkloadQuery:
     weight: float = 1.0
     line: int | None = None
     """Line number in the workload file it was read from (None when not read from a file)."""
+    predicate: Predicate | None = field(default=None, compare=False, repr=False)
+    """The predicate bound to the table's schema, once parsed (:meth:`Workload.bind`)."""
 
     @property
     def label(self) -> str:
@@ -57,6 +64,22 @@ class Workload:
     def total_weight(self) -> float:
         """Sum of the weights."""
         return sum(q.weight for q in self.queries)
+
+    def bind(self, fields: Sequence[DataField]) -> tuple[Workload, list[dict[str, Any]]]:
+        """The queries that parse against ``fields``, each carrying its predicate (parsed once, kept
+        when already bound), and the ones that do not (``where``, ``line``, ``label``, ``error``)."""
+        from .predicate.parser import parse_where
+
+        kept, skipped = [], []
+        for q in self.queries:
+            if q.predicate is not None:
+                kept.append(q)
+                continue
+            try:
+                kept.append(replace(q, predicate=parse_where(q.where, fields)))
+            except PaimonLensError as e:
+                skipped.append({"where": q.where, "line": q.line, "label": q.label, "error": str(e)})
+        return replace(self, queries=tuple(kept)), skipped
 
 
 def parse_workload_line(line: str) -> WorkloadQuery | None:

@@ -43,7 +43,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..consistency import consistent
 from ..errors import PaimonLensError
-from ..predicate.parser import parse_where
 from ..pruning.versions import rules_of
 from ..workload import Workload, as_workload
 from ..writer.file_index import DEFAULT_IN_MANIFEST_THRESHOLD, PREFIX, in_manifest_threshold, parse_index_options
@@ -562,17 +561,11 @@ def recommend(table: SnapshotReader, workload: Any = None, *, columns: Sequence[
 def _parse_workload(wl: Workload, fields: Sequence[Any]) -> tuple[Workload, list[Any], list[dict[str, Any]]]:
     """The queries of ``wl`` that parse, their predicates, and the ones that do not (``where``,
     ``line``, ``label``, ``error``): a bad line is left out and said, the others are measured."""
-    kept, predicates, skipped = [], [], []
-    for q in wl:
-        try:
-            predicates.append(parse_where(q.where, fields))
-            kept.append(q)
-        except PaimonLensError as e:
-            skipped.append({"where": q.where, "line": q.line, "label": q.label, "error": str(e)})
-    if not kept:
+    bound, skipped = wl.bind(fields)
+    if not len(bound):
         raise PaimonLensError(f"no query of the workload can be used: {skipped[0]['label']}: {skipped[0]['error']}"
                               + (f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""))
-    return Workload(tuple(kept), wl.source), predicates, skipped
+    return bound, [q.predicate for q in bound], skipped
 
 
 def _confidence(derived: bool, sampled: bool, n_queries: int) -> str:

@@ -34,10 +34,11 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from ..predicate.model import Predicate
 from ..predicate.parser import PredicateError, literal_sql, parse_where, quote_identifier
 from ..types import DataType, Timestamp, date_from_days
 from ..values import float32
@@ -73,6 +74,8 @@ class DerivedQuery:
     kind: str  # one of KINDS
     description: str
     expected_ratio: float | None = None  # share of the rows expected to match, from the profile
+    predicate: Predicate | None = field(default=None, compare=False, repr=False)
+    """``where`` bound to the profiled table's schema."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,8 @@ class DerivedWorkload(Workload):
 def to_workload(queries: Iterable[DerivedQuery], notes: Iterable[str] = (), source: str = SOURCE) -> DerivedWorkload:
     """Derived queries as a workload (``source`` says they were derived)."""
     qs = tuple(queries)
-    return DerivedWorkload(tuple(WorkloadQuery(q.where, q.weight) for q in qs), source, qs, tuple(notes))
+    return DerivedWorkload(tuple(WorkloadQuery(q.where, q.weight, predicate=q.predicate) for q in qs), source, qs,
+                           tuple(notes))
 
 
 def derive_workload(table: SnapshotReader, profile: TableProfile, *, queries_per_column: int = 7, seed: int = 0,
@@ -140,11 +144,11 @@ def derive_queries(table: SnapshotReader, profile: TableProfile, *, queries_per_
             if kept >= queries_per_column:
                 break
             try:
-                parse_where(where, fields)
+                predicate = parse_where(where, fields)
             except PredicateError as e:  # pragma: no cover - literal_sql round-trips every value
                 notes.append(f"{col.name}: derived query {where!r} does not parse ({e}), left out")
                 continue
-            out.append(DerivedQuery(where, w[kind], col.name, kind, what, ratio))
+            out.append(DerivedQuery(where, w[kind], col.name, kind, what, ratio, predicate))
             kept += 1
     return out, notes
 

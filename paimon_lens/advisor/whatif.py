@@ -507,7 +507,8 @@ class _Baseline:
 def _baselines(table: SnapshotReader, workload: Workload, sampled: set[str]) -> list[_Baseline]:
     from ..predicate.parser import parse_where
 
-    predicates = [parse_where(q.where, table.schema.fields) for q in workload]
+    predicates = [q.predicate if q.predicate is not None else parse_where(q.where, table.schema.fields)
+                  for q in workload]
     reports = explain_many(table, predicates, engine=engine_of(table), index_enabled=False)
     out = []
     for q, predicate, report in zip(workload, predicates, reports):
