@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate
+from ..predicate.model import LeafPredicate, Predicate, visit_function
 from ..types import DataType
 
 _SIGNED_BYTES: ContextVar[bool] = ContextVar("paimon_lens_signed_bytes", default=False)
@@ -119,42 +119,124 @@ def like_regex(pattern: str, escape: str = "\\") -> re.Pattern[str]:
     return re.compile("".join(out), re.DOTALL)
 
 
+RowTest = Callable[[Any], bool]
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+class _RowTests:
+    """Paimon's ``LeafFunction.test(type, field, literals)`` as a :class:`FunctionVisitor` that
+    returns, for a leaf's literals, the test of one value (built once per leaf)."""
+
+    def __init__(self, dtype: DataType) -> None:
+        self.t = dtype
+
+    def visit_is_null(self) -> RowTest:
+        return _is_none
+
+    def visit_is_not_null(self) -> RowTest:
+        return _is_not_none
+
+    def _compare(self, lit: Any, ok: Callable[[int], bool]) -> RowTest:
+        if lit is None:
+            return _never
+        t = self.t
+        return lambda v: v is not None and ok(java_compare(lit, v, t))
+
+    def visit_equal(self, literal: Any) -> RowTest:
+        return self._compare(literal, lambda c: c == 0)
+
+    def visit_not_equal(self, literal: Any) -> RowTest:
+        return self._compare(literal, lambda c: c != 0)
+
+    def visit_less_than(self, literal: Any) -> RowTest:
+        return self._compare(literal, lambda c: c > 0)
+
+    def visit_less_or_equal(self, literal: Any) -> RowTest:
+        return self._compare(literal, lambda c: c >= 0)
+
+    def visit_greater_than(self, literal: Any) -> RowTest:
+        return self._compare(literal, lambda c: c < 0)
+
+    def visit_greater_or_equal(self, literal: Any) -> RowTest:
+        return self._compare(literal, lambda c: c <= 0)
+
+    def _bytes(self, literal: Any, test: Callable[[bytes, bytes], bool]) -> RowTest:
+        if literal is None:
+            return _never
+        p = _utf8(literal)
+        return lambda v: v is not None and test(_utf8(v), p)
+
+    def visit_starts_with(self, literal: Any) -> RowTest:
+        return self._bytes(literal, bytes.startswith)
+
+    def visit_ends_with(self, literal: Any) -> RowTest:
+        return self._bytes(literal, bytes.endswith)
+
+    def visit_contains(self, literal: Any) -> RowTest:
+        return self._bytes(literal, lambda v, p: p in v)
+
+    def visit_like(self, literal: Any) -> RowTest:
+        if literal is None:
+            return _never
+        regex = like_regex(str(literal))
+        return lambda v: v is not None and regex.fullmatch(str(v)) is not None
+
+    def visit_between(self, low: Any, high: Any) -> RowTest:
+        if low is None or high is None:
+            return _never
+        t = self.t
+        return lambda v: v is not None and java_compare(low, v, t) <= 0 and java_compare(high, v, t) >= 0
+
+    def visit_not_between(self, low: Any, high: Any) -> RowTest:
+        if low is None or high is None:
+            return _never
+        t = self.t
+        return lambda v: v is not None and (java_compare(low, v, t) > 0 or java_compare(high, v, t) < 0)
+
+    def visit_in(self, literals: Sequence[Any]) -> RowTest:
+        lits = [lit for lit in literals if lit is not None]  # a null literal matches nothing
+        t = self.t
+        return lambda v: v is not None and any(java_compare(lit, v, t) == 0 for lit in lits)
+
+    def visit_not_in(self, literals: Sequence[Any]) -> RowTest:
+        if any(lit is None for lit in literals):  # x NOT IN (.., NULL) is never true
+            return _never
+        t = self.t
+        return lambda v: v is not None and all(java_compare(lit, v, t) != 0 for lit in literals)
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+def _is_not_none(value: Any) -> bool:
+    return value is not None
+
+
+def row_tester(leaf: LeafPredicate) -> RowTest:
+    """``LeafFunction.test(type, field, literals)`` of ``leaf`` as a function of one value."""
+    return visit_function(leaf, _RowTests(leaf.type), _never)
+
+
 def leaf_row_test(leaf: LeafPredicate, value: Any) -> bool:
     """``LeafFunction.test(type, field, literals)`` on one value."""
-    fn, lits, t = leaf.function, leaf.literals, leaf.type
-    if fn == "IsNull":
-        return value is None
-    if fn == "IsNotNull":
-        return value is not None
-    if value is None:
-        return False
-    if fn == "In":
-        return any(lit is not None and java_compare(lit, value, t) == 0 for lit in lits)
-    if fn == "NotIn":
-        return all(lit is not None and java_compare(lit, value, t) != 0 for lit in lits)
-    if any(lit is None for lit in lits):
-        return False
-    if fn == "Between":
-        return java_compare(lits[0], value, t) <= 0 and java_compare(lits[1], value, t) >= 0
-    lit = lits[0]
-    if fn in ("StartsWith", "EndsWith", "Contains"):
-        v, p = _utf8(value), _utf8(lit)
-        return v.startswith(p) if fn == "StartsWith" else v.endswith(p) if fn == "EndsWith" else p in v
-    if fn == "Like":
-        return like_regex(str(lit)).fullmatch(str(value)) is not None
-    c = java_compare(lit, value, t)
-    return {"Equal": c == 0, "NotEqual": c != 0, "LessThan": c > 0, "LessOrEqual": c >= 0,
-            "GreaterThan": c < 0, "GreaterOrEqual": c <= 0}[fn]
+    return row_tester(leaf)(value)
+
+
+def compile_row_test(predicate: Predicate) -> Callable[[Mapping[str, Any]], bool]:
+    """``Predicate.test(row)`` as a function of ``{column name: internal value}``, built once."""
+    if isinstance(predicate, LeafPredicate):
+        test, name = row_tester(predicate), predicate.field
+        return lambda values: test(values.get(name))
+    children = [compile_row_test(c) for c in predicate.children]
+    if predicate.function == "And":
+        return lambda values: all(c(values) for c in children)
+    return lambda values: any(c(values) for c in children)
 
 
 def row_test(predicate: Predicate, values: Mapping[str, Any]) -> bool:
     """``Predicate.test(row)`` where ``values`` maps column names to internal values."""
-    if isinstance(predicate, LeafPredicate):
-        return leaf_row_test(predicate, values.get(predicate.field))
-    return _compound_row_test(predicate, values)
-
-
-def _compound_row_test(predicate: CompoundPredicate, values: Mapping[str, Any]) -> bool:
-    if predicate.function == "And":
-        return all(row_test(c, values) for c in predicate.children)
-    return any(row_test(c, values) for c in predicate.children)
+    return compile_row_test(predicate)(values)

@@ -1,7 +1,7 @@
 """Row-level evaluation of a predicate over columns of values (ground truth).
 
 The semantics of each leaf are Paimon's ``LeafFunction.test(value)``
-(:func:`paimon_lens.pruning.compare.leaf_row_test`); this module applies them to whole columns
+(:func:`paimon_lens.pruning.compare.row_tester`); this module applies them to whole columns
 and combines leaves into a boolean mask per row.
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..predicate.model import LeafPredicate, Predicate
-from .compare import leaf_row_test
+from .compare import row_tester
 
 
 def evaluate_rows(pred: Predicate, columns: Mapping[int, Sequence[Any]], row_count: int) -> npt.NDArray[np.bool_]:
@@ -23,10 +23,11 @@ def evaluate_rows(pred: Predicate, columns: Mapping[int, Sequence[Any]], row_cou
     A field index missing from ``columns`` stands for a column the file does not have (all null).
     """
     if isinstance(pred, LeafPredicate):
+        test = row_tester(pred)
         values = columns.get(pred.index)
         if values is None:
-            return np.full(row_count, leaf_row_test(pred, None), dtype=bool)
-        return np.fromiter((leaf_row_test(pred, v) for v in values), dtype=bool, count=row_count)
+            return np.full(row_count, test(None), dtype=bool)
+        return np.fromiter(map(test, values), dtype=bool, count=row_count)
     masks = [evaluate_rows(c, columns, row_count) for c in pred.children]
     if pred.function == "And":
         return np.logical_and.reduce(masks) if masks else np.ones(row_count, dtype=bool)

@@ -56,7 +56,7 @@ from ..predicate.model import LeafPredicate, Predicate, and_
 from ..snapshot_file_indexes import open_container
 from ..types import DataField
 from .bucket import BucketSelector
-from .compare import row_test, signed_binary_order
+from .compare import compile_row_test, row_test, signed_binary_order
 from .evolution import devolve_filter, fields_within, filter_unsafe_filter, pick, split_and
 from .file_index_predicate import FileIndexPredicate
 from .stats import StatsTest, compile_stats_test, stats_reason
@@ -337,6 +337,7 @@ class _Planner:
         self.predicate = predicate
         self.paimon_09_bitmap_or = paimon_09_bitmap_or or rules.bitmap_or_bug
         self.partition_filter = partition_filter(table, predicate, rules.partition_conjuncts_whole)
+        self.partition_test = None if self.partition_filter is None else compile_row_test(self.partition_filter)
         self.data_filter = data_filter(table, predicate)
         self.pk = bool(self.schema.primary_keys)
         self.dv = _opt_bool(opts, "deletion-vectors.enabled", False)
@@ -402,7 +403,7 @@ class _Planner:
         part_keep = self._partition_keep.get(entry.partition)
         if part_keep is None:
             part_keep = self._partition_keep[entry.partition] = (
-                self.partition_filter is None or row_test(self.partition_filter, lf.partition))
+                self.partition_test is None or self.partition_test(lf.partition))
         d["partition_keep"] = part_keep
         buckets: frozenset[int] | None = None
         if self.bucket_selector is not None:
