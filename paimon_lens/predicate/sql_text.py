@@ -9,13 +9,14 @@ a keyword-like column name needs quoting.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from ..types import DataType, Timestamp, date_from_days
 from ..values import float32
 from .fast import SQLGLOT_KEYWORDS
-from .model import CompoundPredicate, Predicate, set_sql_renderer
+from .model import CompoundPredicate, Predicate, set_sql_renderer, visit_function
 
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -92,8 +93,63 @@ def _like_escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-_SYMBOLS = {"Equal": "=", "NotEqual": "<>", "LessThan": "<", "LessOrEqual": "<=",
-            "GreaterThan": ">", "GreaterOrEqual": ">="}
+class _LeafSql:
+    """A leaf as WHERE text: a :class:`~.model.FunctionVisitor` over its literals."""
+
+    def __init__(self, column: str, dtype: DataType) -> None:
+        self.col = column
+        self.t = dtype
+
+    def _binary(self, symbol: str, literal: Any) -> str:
+        return f"{self.col} {symbol} {literal_sql(literal, self.t)}"
+
+    def visit_equal(self, literal: Any) -> str:
+        return self._binary("=", literal)
+
+    def visit_not_equal(self, literal: Any) -> str:
+        return self._binary("<>", literal)
+
+    def visit_less_than(self, literal: Any) -> str:
+        return self._binary("<", literal)
+
+    def visit_less_or_equal(self, literal: Any) -> str:
+        return self._binary("<=", literal)
+
+    def visit_greater_than(self, literal: Any) -> str:
+        return self._binary(">", literal)
+
+    def visit_greater_or_equal(self, literal: Any) -> str:
+        return self._binary(">=", literal)
+
+    def visit_is_null(self) -> str:
+        return f"{self.col} IS NULL"
+
+    def visit_is_not_null(self) -> str:
+        return f"{self.col} IS NOT NULL"
+
+    def visit_in(self, literals: Sequence[Any]) -> str:
+        return f"{self.col} IN ({', '.join(literal_sql(v, self.t) for v in literals)})"
+
+    def visit_not_in(self, literals: Sequence[Any]) -> str:
+        return f"{self.col} NOT IN ({', '.join(literal_sql(v, self.t) for v in literals)})"
+
+    def visit_between(self, low: Any, high: Any) -> str:
+        return f"{self.col} BETWEEN {literal_sql(low, self.t)} AND {literal_sql(high, self.t)}"
+
+    def visit_not_between(self, low: Any, high: Any) -> str:
+        return f"{self.col} NOT BETWEEN {literal_sql(low, self.t)} AND {literal_sql(high, self.t)}"
+
+    def visit_starts_with(self, literal: Any) -> str:
+        return f"{self.col} LIKE {_quote(_like_escape(str(literal)) + '%')}"
+
+    def visit_ends_with(self, literal: Any) -> str:
+        return f"{self.col} LIKE {_quote('%' + _like_escape(str(literal)))}"
+
+    def visit_contains(self, literal: Any) -> str:
+        return f"{self.col} LIKE {_quote('%' + _like_escape(str(literal)) + '%')}"
+
+    def visit_like(self, literal: Any) -> str:
+        return f"{self.col} LIKE {_quote(str(literal))}"
 
 
 def to_sql(pred: Predicate) -> str:
@@ -106,28 +162,11 @@ def to_sql(pred: Predicate) -> str:
     if isinstance(pred, CompoundPredicate):
         op = " AND " if pred.function == "And" else " OR "
         return op.join(f"({to_sql(c)})" if isinstance(c, CompoundPredicate) else to_sql(c) for c in pred.children)
-    col = quote_identifier(pred.field)
-    f, lits, t = pred.function, pred.literals, pred.type
-    if f in _SYMBOLS:
-        return f"{col} {_SYMBOLS[f]} {literal_sql(lits[0], t)}"
-    if f == "IsNull":
-        return f"{col} IS NULL"
-    if f == "IsNotNull":
-        return f"{col} IS NOT NULL"
-    if f in ("In", "NotIn"):
-        neg = "NOT " if f == "NotIn" else ""
-        return f"{col} {neg}IN ({', '.join(literal_sql(v, t) for v in lits)})"
-    if f == "Between":
-        return f"{col} BETWEEN {literal_sql(lits[0], t)} AND {literal_sql(lits[1], t)}"
-    if f == "StartsWith":
-        return f"{col} LIKE {_quote(_like_escape(str(lits[0])) + '%')}"
-    if f == "EndsWith":
-        return f"{col} LIKE {_quote('%' + _like_escape(str(lits[0])))}"
-    if f == "Contains":
-        return f"{col} LIKE {_quote('%' + _like_escape(str(lits[0])) + '%')}"
-    if f == "Like":
-        return f"{col} LIKE {_quote(str(lits[0]))}"
-    raise ValueError(f"cannot print leaf function {f!r}")
+    missing = f"<{pred.function} of {pred.field} without its literals>"
+    text = visit_function(pred, _LeafSql(quote_identifier(pred.field), pred.type), missing)
+    if text == missing:
+        raise ValueError(f"cannot print {pred}: {pred.function} needs literals")
+    return text
 
 
 set_sql_renderer(to_sql)
