@@ -38,8 +38,9 @@ from ..lens_frame import frame_html
 if TYPE_CHECKING:
     from ..table import Table
 
-FILE_COLUMNS = ("partition", "bucket", "level", "file_name", "file_format", "file_size", "row_count",
-                "file_source", "index_location", "index_size")
+#: the columns of :data:`~paimon_lens.presentation.frames.FILE_COLUMNS` the explorer's files tab shows
+SHOWN_FILE_COLUMNS = ("partition", "bucket", "level", "file_name", "file_format", "file_size", "row_count",
+                      "file_source", "index_location", "index_size")
 INDEX_COLUMNS = ("partition", "bucket", "file_name", "row_count", "index_type", "storage", "bytes", "error")
 VERDICT_COLUMNS = ("file_name", "partition", "bucket", "row_count", "stage", "index_result", "rows_after_dv",
                    "matching_rows", "reason", "flags")
@@ -182,7 +183,7 @@ class Explorer(widgets.VBox):
         from .plots import file_sizes
 
         frame = self.table.files()
-        cols = [c for c in FILE_COLUMNS if c in frame.columns]
+        cols = [c for c in SHOWN_FILE_COLUMNS if c in frame.columns]
         return frame_html(frame[cols]) + _img(file_sizes(self.table))
 
     def render_indexes(self) -> str:
