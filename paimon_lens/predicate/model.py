@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from ..types import DataType
 
@@ -96,6 +96,63 @@ class FunctionVisitor(Protocol[T_co]):
     def visit_not_between(self, low: Any, high: Any) -> T_co: ...
     def visit_in(self, literals: Sequence[Any]) -> T_co: ...
     def visit_not_in(self, literals: Sequence[Any]) -> T_co: ...
+
+
+class DefaultFunctionVisitor(Generic[T]):
+    """A :class:`FunctionVisitor` whose every method answers :meth:`otherwise`; subclasses
+    override the functions they decide."""
+
+    def otherwise(self) -> T:
+        """The answer for a function this visitor does not decide."""
+        raise NotImplementedError
+
+    def visit_is_null(self) -> T:
+        return self.otherwise()
+
+    def visit_is_not_null(self) -> T:
+        return self.otherwise()
+
+    def visit_equal(self, literal: Any) -> T:
+        return self.otherwise()
+
+    def visit_not_equal(self, literal: Any) -> T:
+        return self.otherwise()
+
+    def visit_less_than(self, literal: Any) -> T:
+        return self.otherwise()
+
+    def visit_less_or_equal(self, literal: Any) -> T:
+        return self.otherwise()
+
+    def visit_greater_than(self, literal: Any) -> T:
+        return self.otherwise()
+
+    def visit_greater_or_equal(self, literal: Any) -> T:
+        return self.otherwise()
+
+    def visit_starts_with(self, literal: Any) -> T:
+        return self.otherwise()
+
+    def visit_ends_with(self, literal: Any) -> T:
+        return self.otherwise()
+
+    def visit_contains(self, literal: Any) -> T:
+        return self.otherwise()
+
+    def visit_like(self, literal: Any) -> T:
+        return self.otherwise()
+
+    def visit_between(self, low: Any, high: Any) -> T:
+        return self.otherwise()
+
+    def visit_not_between(self, low: Any, high: Any) -> T:
+        return self.otherwise()
+
+    def visit_in(self, literals: Sequence[Any]) -> T:
+        return self.otherwise()
+
+    def visit_not_in(self, literals: Sequence[Any]) -> T:
+        return self.otherwise()
 
 
 #: leaf function -> (visitor method, how its literals are passed: 0 none, 1 the first, 2 two, -1 all)

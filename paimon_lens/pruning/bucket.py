@@ -32,7 +32,15 @@ from itertools import product
 from typing import Any
 
 from ..metadata.bucket import binary_row_hash, bucket_of, java_mod, murmur_words
-from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, and_, or_
+from ..predicate.model import (
+    CompoundPredicate,
+    DefaultFunctionVisitor,
+    LeafPredicate,
+    Predicate,
+    and_,
+    or_,
+    visit_function,
+)
 from ..types import DataField
 from .compare import java_key, leaf_row_test
 from .evolution import field_names, pick, split_and, split_or
@@ -68,6 +76,22 @@ def _substitute_compound(predicate: CompoundPredicate, partition: Mapping[str, A
     return and_(*kids) if is_and else or_(*kids)
 
 
+class _PinnedValues(DefaultFunctionVisitor["list[Any] | None"]):
+    """The values an ``Equal`` or ``In`` leaf pins its column to (nulls left out); None for others."""
+
+    def otherwise(self) -> list[Any] | None:
+        return None
+
+    def visit_equal(self, literal: Any) -> list[Any] | None:
+        return [] if literal is None else [literal]
+
+    def visit_in(self, literals: Sequence[Any]) -> list[Any] | None:
+        return [v for v in literals if v is not None]
+
+
+_PINNED = _PinnedValues()
+
+
 def bucket_values(predicate: Predicate, bucket_key_fields: Sequence[DataField]) -> list[list[Any]] | None:
     """Candidate values per bucket-key column from a predicate on the bucket keys, or None."""
     names = [f.name for f in bucket_key_fields]
@@ -77,12 +101,15 @@ def bucket_values(predicate: Predicate, bucket_key_fields: Sequence[DataField]) 
         values: list[Any] = []
         usable = True
         for leaf in split_or(conjunct):
-            if (not isinstance(leaf, LeafPredicate) or (ref is not None and leaf.field != ref)
-                    or leaf.function not in ("Equal", "In")):
+            if not isinstance(leaf, LeafPredicate) or (ref is not None and leaf.field != ref):
+                usable = False
+                break
+            pinned = visit_function(leaf, _PINNED, None)
+            if pinned is None:
                 usable = False
                 break
             ref = leaf.field
-            values.extend(v for v in leaf.literals if v is not None)
+            values.extend(pinned)
         if not usable or ref is None:
             continue
         i = names.index(ref)
