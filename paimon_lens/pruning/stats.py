@@ -40,15 +40,11 @@ from functools import partial
 from typing import Any
 
 from ..metadata.stats import ColumnStats
-from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate
+from ..predicate.model import CompoundPredicate, DefaultFunctionVisitor, LeafPredicate, Predicate, visit_function
 from ..types import DataField, DataType
 from ..values import to_json
 from .compare import java_compare
 
-_BINARY = frozenset({"Equal", "NotEqual", "LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual",
-                     "StartsWith", "EndsWith", "Contains", "Like"})
-_TERNARY = frozenset({"Between", "NotBetween"})
-_RANGE = _BINARY | _TERNARY
 UNKNOWN = ColumnStats(None, None, None)
 
 
@@ -72,34 +68,126 @@ def _starts_with_keep(mn: Any, mx: Any, prefix: Any, t: DataType) -> bool:
             and (enc(mx).startswith(p) or java_compare(mx, prefix, t) >= 0))
 
 
+LeafStatsTest = Callable[[int, ColumnStats], bool]
+"""``(row_count, column stats) -> bool``: one leaf's stats test (:func:`stats_tester`)."""
+
+
+def _keep(row_count: int, col: ColumnStats) -> bool:
+    return True
+
+
+class _StatsTests:
+    """Paimon's ``LeafFunction.test(type, rowCount, min, max, nullCount, literals)`` as a
+    :class:`~paimon_lens.predicate.model.FunctionVisitor`: a leaf's literals -> the test of one
+    file's column stats whose min and max are known or whose rows are all null."""
+
+    def __init__(self, dtype: DataType) -> None:
+        self.t = dtype
+
+    @staticmethod
+    def _range(lits: Sequence[Any], decide: Callable[[Any, Any], bool]) -> LeafStatsTest:
+        """A binary or ternary function: no row of an all-null file and no null literal matches."""
+        lit_null = _has_null(lits)
+
+        def test(row_count: int, col: ColumnStats) -> bool:
+            nc = col.null_count
+            if nc is not None and (nc == row_count or lit_null):
+                return False
+            if lit_null or col.min is None or col.max is None:
+                return True  # Paimon throws here (compareLiteral of null); keep the file
+            return decide(col.min, col.max)
+        return test
+
+    def visit_is_null(self) -> LeafStatsTest:
+        return lambda row_count, col: col.null_count is None or col.null_count > 0
+
+    def visit_is_not_null(self) -> LeafStatsTest:
+        return lambda row_count, col: col.null_count is None or col.null_count < row_count
+
+    def visit_equal(self, lit: Any) -> LeafStatsTest:
+        t = self.t
+        return self._range((lit,), lambda mn, mx: java_compare(lit, mn, t) >= 0 and java_compare(lit, mx, t) <= 0)
+
+    def visit_not_equal(self, lit: Any) -> LeafStatsTest:
+        t = self.t
+        return self._range((lit,), lambda mn, mx: java_compare(lit, mn, t) != 0 or java_compare(lit, mx, t) != 0)
+
+    def visit_less_than(self, lit: Any) -> LeafStatsTest:
+        t = self.t
+        return self._range((lit,), lambda mn, mx: java_compare(lit, mn, t) > 0)
+
+    def visit_less_or_equal(self, lit: Any) -> LeafStatsTest:
+        t = self.t
+        return self._range((lit,), lambda mn, mx: java_compare(lit, mn, t) >= 0)
+
+    def visit_greater_than(self, lit: Any) -> LeafStatsTest:
+        t = self.t
+        return self._range((lit,), lambda mn, mx: java_compare(lit, mx, t) < 0)
+
+    def visit_greater_or_equal(self, lit: Any) -> LeafStatsTest:
+        t = self.t
+        return self._range((lit,), lambda mn, mx: java_compare(lit, mx, t) <= 0)
+
+    def visit_starts_with(self, lit: Any) -> LeafStatsTest:
+        t = self.t
+        return self._range((lit,), lambda mn, mx: _starts_with_keep(mn, mx, lit, t))
+
+    def visit_ends_with(self, lit: Any) -> LeafStatsTest:
+        return self._range((lit,), lambda mn, mx: True)  # stats cannot decide
+
+    def visit_contains(self, lit: Any) -> LeafStatsTest:
+        return self._range((lit,), lambda mn, mx: True)
+
+    def visit_like(self, lit: Any) -> LeafStatsTest:
+        return self._range((lit,), lambda mn, mx: True)
+
+    def visit_between(self, low: Any, high: Any) -> LeafStatsTest:
+        t = self.t
+        return self._range((low, high), lambda mn, mx: java_compare(low, mx, t) <= 0 and java_compare(high, mn, t) >= 0)
+
+    def visit_not_between(self, low: Any, high: Any) -> LeafStatsTest:
+        t = self.t
+        return self._range((low, high), lambda mn, mx: java_compare(low, mn, t) > 0 or java_compare(high, mx, t) < 0)
+
+    def visit_in(self, lits: Sequence[Any]) -> LeafStatsTest:
+        t = self.t
+
+        def test(row_count: int, col: ColumnStats) -> bool:
+            nc, mn, mx = col.null_count, col.min, col.max
+            if nc is not None and nc == row_count:
+                return False
+            return any(lit is not None and java_compare(lit, mn, t) >= 0 and java_compare(lit, mx, t) <= 0
+                       for lit in lits)
+        return test
+
+    def visit_not_in(self, lits: Sequence[Any]) -> LeafStatsTest:
+        t = self.t
+
+        def test(row_count: int, col: ColumnStats) -> bool:
+            nc, mn, mx = col.null_count, col.min, col.max
+            if nc is not None and nc == row_count:
+                return False
+            return not any(lit is None or (java_compare(lit, mn, t) == 0 and java_compare(lit, mx, t) == 0)
+                           for lit in lits)
+        return test
+
+
+def stats_tester(leaf: LeafPredicate) -> LeafStatsTest:
+    """``LeafPredicate.test(rowCount, min, max, nullCounts)`` of ``leaf`` as a function of one file's
+    row count and column stats (built once per leaf)."""
+    decide = visit_function(leaf, _StatsTests(leaf.type), _keep)
+
+    def test(row_count: int, col: ColumnStats) -> bool:
+        nc = col.null_count
+        if (nc is None or nc != row_count) and (col.min is None or col.max is None):
+            return True  # unknown bounds keep the file, unless every row is null
+        return decide(row_count, col)
+    return test
+
+
 def leaf_stats_test(leaf: LeafPredicate, row_count: int, col: ColumnStats) -> bool:
     """``LeafPredicate.test(rowCount, min, max, nullCounts)`` for one leaf and its column's stats."""
-    mn, mx, nc = col.min, col.max, col.null_count
-    if (nc is None or nc != row_count) and (mn is None or mx is None):
-        return True
-    fn, lits, t = leaf.function, leaf.literals, leaf.type
-    if fn in _RANGE:
-        lit_null = _has_null(lits)
-        if nc is not None and (nc == row_count or lit_null):
-            return False
-        if lit_null or mn is None or mx is None:
-            return True  # Paimon throws here (compareLiteral of null); keep the file
-        return _range_test(fn, lits, mn, mx, t)
-    if fn == "IsNull":
-        return nc is None or nc > 0
-    if fn == "IsNotNull":
-        return nc is None or nc < row_count
-    if fn == "In":
-        if nc is not None and nc == row_count:
-            return False
-        return any(lit is not None and java_compare(lit, mn, t) >= 0 and java_compare(lit, mx, t) <= 0
-                   for lit in lits)
-    if fn == "NotIn":
-        if nc is not None and nc == row_count:
-            return False
-        return not any(lit is None or (java_compare(lit, mn, t) == 0 and java_compare(lit, mx, t) == 0)
-                       for lit in lits)
-    return True  # an unknown function cannot prune
+    return stats_tester(leaf)(row_count, col)
 
 
 _IS_NONE = partial(operator.is_, None)
@@ -108,29 +196,6 @@ _IS_NONE = partial(operator.is_, None)
 def _has_null(literals: Sequence[Any]) -> bool:
     """Whether a literal is None (``any(lit is None ...)`` without a generator)."""
     return any(map(_IS_NONE, literals))
-
-
-def _range_test(fn: str, lits: Sequence[Any], mn: Any, mx: Any, t: DataType) -> bool:
-    if fn == "Between":
-        return java_compare(lits[0], mx, t) <= 0 and java_compare(lits[1], mn, t) >= 0
-    if fn == "NotBetween":
-        return java_compare(lits[0], mn, t) > 0 or java_compare(lits[1], mx, t) < 0
-    lit = lits[0]
-    if fn == "Equal":
-        return java_compare(lit, mn, t) >= 0 and java_compare(lit, mx, t) <= 0
-    if fn == "NotEqual":
-        return java_compare(lit, mn, t) != 0 or java_compare(lit, mx, t) != 0
-    if fn == "LessThan":
-        return java_compare(lit, mn, t) > 0
-    if fn == "LessOrEqual":
-        return java_compare(lit, mn, t) >= 0
-    if fn == "GreaterThan":
-        return java_compare(lit, mx, t) < 0
-    if fn == "GreaterOrEqual":
-        return java_compare(lit, mx, t) <= 0
-    if fn == "StartsWith":
-        return _starts_with_keep(mn, mx, lit, t)
-    return True  # EndsWith, Contains, Like: stats cannot decide
 
 
 def stats_test(predicate: Predicate, row_count: int, stats: Sequence[ColumnStats],
@@ -190,36 +255,58 @@ def _leaf_reason(leaf: LeafPredicate, row_count: int, col: ColumnStats) -> str:
         return f"{f}: all {row_count} rows null"
     if any(lit is None for lit in lits) and leaf.function not in ("In",):
         return f"{leaf.function}({f}) with a NULL literal matches no row"
-    lo, hi = fmt_value(mn, t), fmt_value(mx, t)
-    fn = leaf.function
-    if fn in ("Equal", "LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual"):
-        lit = lits[0]
-        v = fmt_value(lit, t)
-        if fn == "Equal":
-            if java_compare(lit, mn, t) < 0:
-                return f"min({f}) = {lo} > {v}"
-            return f"max({f}) = {hi} < {v}"
-        if fn == "LessThan":
-            return f"min({f}) = {lo} >= {v}"
-        if fn == "LessOrEqual":
-            return f"min({f}) = {lo} > {v}"
-        if fn == "GreaterThan":
-            return f"max({f}) = {hi} <= {v}"
-        return f"max({f}) = {hi} < {v}"
-    if fn == "NotEqual":
-        return f"min({f}) = max({f}) = {fmt_value(lits[0], t)}"
-    if fn == "In":
-        shown = ", ".join(fmt_value(x, t) for x in lits)
-        return f"no value of IN ({shown}) in [min, max]({f}) = [{lo}, {hi}]"
-    if fn == "NotIn":
-        return f"min({f}) = max({f}) = {lo}, which NOT IN excludes"
-    if fn == "Between":
-        return f"[min, max]({f}) = [{lo}, {hi}] misses [{fmt_value(lits[0], t)}, {fmt_value(lits[1], t)}]"
-    if fn == "NotBetween":
-        return f"[min, max]({f}) = [{lo}, {hi}] lies inside [{fmt_value(lits[0], t)}, {fmt_value(lits[1], t)}]"
-    if fn == "StartsWith":
-        return f"no string in [min, max]({f}) = [{lo}, {hi}] starts with {fmt_value(lits[0], t)}"
-    return f"{fn}({f}) is false on the stats"  # pragma: no cover
+    reasons = _Reasons(str(leaf.function), f, t, mn, mx)
+    return visit_function(leaf, reasons, reasons.otherwise())
+
+
+class _Reasons(DefaultFunctionVisitor[str]):
+    """Why a leaf's stats test is false (min and max known, no null literal), in a few words."""
+
+    def __init__(self, function: str, field: str, dtype: DataType, mn: Any, mx: Any) -> None:
+        self.fn, self.f, self.t, self.mn = function, field, dtype, mn
+        self.lo, self.hi = fmt_value(mn, dtype), fmt_value(mx, dtype)
+
+    def otherwise(self) -> str:
+        return f"{self.fn}({self.f}) is false on the stats"
+
+    def visit_equal(self, lit: Any) -> str:
+        v = fmt_value(lit, self.t)
+        if java_compare(lit, self.mn, self.t) < 0:
+            return f"min({self.f}) = {self.lo} > {v}"
+        return f"max({self.f}) = {self.hi} < {v}"
+
+    def visit_less_than(self, lit: Any) -> str:
+        return f"min({self.f}) = {self.lo} >= {fmt_value(lit, self.t)}"
+
+    def visit_less_or_equal(self, lit: Any) -> str:
+        return f"min({self.f}) = {self.lo} > {fmt_value(lit, self.t)}"
+
+    def visit_greater_than(self, lit: Any) -> str:
+        return f"max({self.f}) = {self.hi} <= {fmt_value(lit, self.t)}"
+
+    def visit_greater_or_equal(self, lit: Any) -> str:
+        return f"max({self.f}) = {self.hi} < {fmt_value(lit, self.t)}"
+
+    def visit_not_equal(self, lit: Any) -> str:
+        return f"min({self.f}) = max({self.f}) = {fmt_value(lit, self.t)}"
+
+    def visit_in(self, lits: Sequence[Any]) -> str:
+        shown = ", ".join(fmt_value(x, self.t) for x in lits)
+        return f"no value of IN ({shown}) in [min, max]({self.f}) = [{self.lo}, {self.hi}]"
+
+    def visit_not_in(self, lits: Sequence[Any]) -> str:
+        return f"min({self.f}) = max({self.f}) = {self.lo}, which NOT IN excludes"
+
+    def visit_between(self, low: Any, high: Any) -> str:
+        return (f"[min, max]({self.f}) = [{self.lo}, {self.hi}] misses "
+                f"[{fmt_value(low, self.t)}, {fmt_value(high, self.t)}]")
+
+    def visit_not_between(self, low: Any, high: Any) -> str:
+        return (f"[min, max]({self.f}) = [{self.lo}, {self.hi}] lies inside "
+                f"[{fmt_value(low, self.t)}, {fmt_value(high, self.t)}]")
+
+    def visit_starts_with(self, lit: Any) -> str:
+        return f"no string in [min, max]({self.f}) = [{self.lo}, {self.hi}] starts with {fmt_value(lit, self.t)}"
 
 
 def stats_reason(predicate: Predicate, row_count: int, stats: Sequence[ColumnStats],
@@ -271,11 +358,56 @@ def _column_slots(leaf: LeafPredicate, fields: Sequence[DataField]) -> tuple[int
     return first + tuple(j for j, f in enumerate(fields) if f.name == leaf.field)
 
 
+class _FastChecks(DefaultFunctionVisitor["Callable[[Any, Any], bool] | None"]):
+    """``(min, max) -> keep`` of the range functions, comparing directly when min and max have the
+    literal's Python type (else with ``java_compare``); None for the other functions."""
+
+    def __init__(self, dtype: DataType) -> None:
+        self.t = dtype
+
+    def otherwise(self) -> Callable[[Any, Any], bool] | None:
+        return None
+
+    def visit_equal(self, lo: Any) -> Callable[[Any, Any], bool] | None:
+        t, kind = self.t, type(lo)
+
+        def check(mn: Any, mx: Any) -> bool:
+            if type(mn) is kind and type(mx) is kind:
+                return bool(mn <= lo <= mx)
+            return java_compare(lo, mn, t) >= 0 and java_compare(lo, mx, t) <= 0
+        return check
+
+    def visit_between(self, lo: Any, hi: Any) -> Callable[[Any, Any], bool] | None:
+        t, kind_lo, kind_hi = self.t, type(lo), type(hi)
+
+        def check(mn: Any, mx: Any) -> bool:
+            if type(mn) is kind_hi and type(mx) is kind_lo:
+                return bool(lo <= mx and hi >= mn)
+            return java_compare(lo, mx, t) <= 0 and java_compare(hi, mn, t) >= 0
+        return check
+
+    def visit_less_than(self, lo: Any) -> Callable[[Any, Any], bool] | None:
+        t, kind = self.t, type(lo)
+        return lambda mn, mx: bool(lo > mn) if type(mn) is kind else java_compare(lo, mn, t) > 0
+
+    def visit_less_or_equal(self, lo: Any) -> Callable[[Any, Any], bool] | None:
+        t, kind = self.t, type(lo)
+        return lambda mn, mx: bool(lo >= mn) if type(mn) is kind else java_compare(lo, mn, t) >= 0
+
+    def visit_greater_than(self, lo: Any) -> Callable[[Any, Any], bool] | None:
+        t, kind = self.t, type(lo)
+        return lambda mn, mx: bool(lo < mx) if type(mx) is kind else java_compare(lo, mx, t) < 0
+
+    def visit_greater_or_equal(self, lo: Any) -> Callable[[Any, Any], bool] | None:
+        t, kind = self.t, type(lo)
+        return lambda mn, mx: bool(lo <= mx) if type(mx) is kind else java_compare(lo, mx, t) <= 0
+
+
 def _compile_leaf(leaf: LeafPredicate, fields: Sequence[DataField]) -> StatsTest:
     slots = _column_slots(leaf, fields)
     key = id(leaf)
-    fn, lits, t = leaf.function, leaf.literals, leaf.type
-    general = leaf_stats_test
+    lits, t = leaf.literals, leaf.type
+    general = stats_tester(leaf)
 
     def column(stats: Sequence[ColumnStats]) -> ColumnStats:
         n = len(stats)
@@ -285,41 +417,16 @@ def _compile_leaf(leaf: LeafPredicate, fields: Sequence[DataField]) -> StatsTest
         return UNKNOWN
 
     check: Callable[[Any, Any], bool] | None = None
-    if fn in ("Equal", "LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual", "Between") \
-            and not _has_null(lits) and all(_direct(x, t) for x in lits):
+    if not _has_null(lits) and all(_direct(x, t) for x in lits):
         # the leaf function on known, non-null stats, with java_compare's plain comparison whenever
         # min and max have the literal's Python type (else java_compare itself)
-        lo = lits[0]
-        hi = lits[1] if fn == "Between" else lo
-        kind_lo, kind_hi = type(lo), type(hi)
-        if fn == "Equal":
-            def check(mn: Any, mx: Any) -> bool:
-                if type(mn) is kind_lo and type(mx) is kind_lo:
-                    return mn <= lo <= mx
-                return java_compare(lo, mn, t) >= 0 and java_compare(lo, mx, t) <= 0
-        elif fn == "Between":
-            def check(mn: Any, mx: Any) -> bool:
-                if type(mn) is kind_hi and type(mx) is kind_lo:
-                    return lo <= mx and hi >= mn
-                return java_compare(lo, mx, t) <= 0 and java_compare(hi, mn, t) >= 0
-        elif fn == "LessThan":
-            def check(mn: Any, mx: Any) -> bool:
-                return lo > mn if type(mn) is kind_lo else java_compare(lo, mn, t) > 0
-        elif fn == "LessOrEqual":
-            def check(mn: Any, mx: Any) -> bool:
-                return lo >= mn if type(mn) is kind_lo else java_compare(lo, mn, t) >= 0
-        elif fn == "GreaterThan":
-            def check(mn: Any, mx: Any) -> bool:
-                return lo < mx if type(mx) is kind_lo else java_compare(lo, mx, t) < 0
-        else:
-            def check(mn: Any, mx: Any) -> bool:
-                return lo <= mx if type(mx) is kind_lo else java_compare(lo, mx, t) <= 0
+        check = visit_function(leaf, _FastChecks(t), None)
 
     if check is None:
         def test(row_count: int, stats: Sequence[ColumnStats], memo: dict[int, bool]) -> bool:
             got = memo.get(key)
             if got is None:
-                got = memo[key] = general(leaf, row_count, column(stats))
+                got = memo[key] = general(row_count, column(stats))
             return got
         return test
 
