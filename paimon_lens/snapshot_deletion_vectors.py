@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap, BitMap64
 
+from .engines.files import task_count
 from .engines.local import LOCAL
 from .errors import CorruptFileError, PaimonLensError
 from .formats.deletion_vector import read_deletion_vector
@@ -77,7 +78,8 @@ def _read(table: SnapshotReader, relative: str, size: int) -> bytes:
 
 def deletion_vector_infos(table: SnapshotReader, engine: Engine | None = None) -> list[DeletionVectorInfo]:
     """Every deletion vector of the snapshot, in index-manifest order, decoded on ``engine`` (default:
-    here) once per snapshot: one task per ``DELETION_VECTORS`` index file."""
+    here) once per snapshot: one task per ``DELETION_VECTORS`` index file on an engine running
+    several at once, else one task on the reader itself."""
     return table.memo("deletion_vectors", lambda: _decode_all(table, engine or LOCAL))
 
 
@@ -85,16 +87,21 @@ def _decode_all(table: SnapshotReader, engine: Engine) -> list[DeletionVectorInf
     index_entries = [e for e in table.index_entries() if e.index_type == DELETION_VECTORS]
     if not index_entries:
         return []
-    by_name = {e.file.file_name: e for e in table.live_entries()}
-    items = []
-    for e in index_entries:
-        names = dict.fromkeys(dv.data_file for dv in e.deletion_vectors or ())
-        items.append((e, [by_name[n] for n in names if n in by_name]))
+    items: list[tuple[IndexFileMeta, list[ManifestEntry]] | None] = [None]  # one task: the whole snapshot
+    if task_count(engine) > 1:  # one task per index file, with the data files it covers
+        by_name = {e.file.file_name: e for e in table.live_entries()}
+        items = []
+        for e in index_entries:
+            names = dict.fromkeys(dv.data_file for dv in e.deletion_vectors or ())
+            items.append((e, [by_name[n] for n in names if n in by_name]))
     results = engine.map(partial(_decode_task, table.handle()), items)
     return [dv for part in results for dv in part]
 
 
-def _decode_task(handle: ReaderHandle, item: tuple[IndexFileMeta, list[ManifestEntry]]) -> list[DeletionVectorInfo]:
+def _decode_task(handle: ReaderHandle, item: tuple[IndexFileMeta, list[ManifestEntry]] | None
+                 ) -> list[DeletionVectorInfo]:
+    if item is None:
+        return table_deletion_vectors(handle.reader())
     entry, files = item
     return table_deletion_vectors(handle.restricted(files, [entry]))
 
