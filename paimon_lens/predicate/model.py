@@ -29,10 +29,10 @@ class _Function(str, Enum):
     __hash__ = str.__hash__
 
     def __str__(self) -> str:
-        return str(self.value)
+        return str.__str__(self)
 
     def __format__(self, spec: str) -> str:
-        return str(self.value).__format__(spec)
+        return str.__format__(self, spec)
 
     def __repr__(self) -> str:
         return repr(self.value)
@@ -184,6 +184,26 @@ def visit_function(leaf: LeafPredicate, visitor: FunctionVisitor[T], missing: T)
     else:
         result = getattr(visitor, method)(*lits[:arity])
     return result
+
+
+class LeafMemo(Generic[T]):
+    """``build(leaf)`` kept per leaf object (the leaf is kept alive with it; at most ``size`` leaves,
+    then the memo starts over): for what is compiled from a leaf once and asked per file or value."""
+
+    def __init__(self, build: Callable[[LeafPredicate], T], size: int = 4096) -> None:
+        self.build = build
+        self.size = size
+        self._by_id: dict[int, tuple[LeafPredicate, T]] = {}
+
+    def __call__(self, leaf: LeafPredicate) -> T:
+        got = self._by_id.get(id(leaf))
+        if got is not None and got[0] is leaf:
+            return got[1]
+        value = self.build(leaf)
+        if len(self._by_id) >= self.size:
+            self._by_id.clear()
+        self._by_id[id(leaf)] = (leaf, value)
+        return value
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from ..predicate.model import LeafPredicate, Predicate, visit_function
+from ..predicate.model import LeafMemo, LeafPredicate, Predicate, visit_function
 from ..types import DataType
 
 _SIGNED_BYTES: ContextVar[bool] = ContextVar("paimon_lens_signed_bytes", default=False)
@@ -216,9 +216,13 @@ def _is_not_none(value: Any) -> bool:
     return value is not None
 
 
-def row_tester(leaf: LeafPredicate) -> RowTest:
-    """``LeafFunction.test(type, field, literals)`` of ``leaf`` as a function of one value."""
+def _build_row_tester(leaf: LeafPredicate) -> RowTest:
     return visit_function(leaf, _RowTests(leaf.type), _never)
+
+
+row_tester: LeafMemo[RowTest] = LeafMemo(_build_row_tester)
+"""``LeafFunction.test(type, field, literals)`` of a leaf as a function of one value (built once
+per leaf object)."""
 
 
 def leaf_row_test(leaf: LeafPredicate, value: Any) -> bool:

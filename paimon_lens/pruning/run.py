@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..engines.files import task_count
 from ..engines.local import LOCAL
@@ -71,25 +71,41 @@ def explain_branch(table: SnapshotReader, wheres: Sequence[str | Predicate], *, 
     else:
         reports = _merge(table, results, predicates, texts, truth, rules)
     by_name: dict[str, LiveFile] | None = None
-    for report in reports:
+    for report in reports if any(r.pickled for r in results) else ():
         if any(isinstance(v.decision.index_state, Pending) for v in report.files):
             by_name = by_name or {lf.entry.file.file_name: lf for lf in files}
             _answer_pending(table, report, index_enabled, rules, by_name)
     return reports
 
 
+class _TaskAnswers(list):
+    """A task's ``(verdicts, notes)`` per predicate; ``pickled`` once it has left the task's process
+    (its verdicts may then carry :class:`Pending` index answers)."""
+
+    pickled = False
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _unpickled_answers, (list(self),)
+
+
+def _unpickled_answers(items: list[Any]) -> _TaskAnswers:
+    answers = _TaskAnswers(items)
+    answers.pickled = True
+    return answers
+
+
 def _explain_task(handle: ReaderHandle, predicates: Sequence[Predicate], truth: bool, index_enabled: bool,
-                  rules: PaimonRules, task: Task) -> list[tuple[list[FileVerdict], list[str]]]:
+                  rules: PaimonRules, task: Task) -> _TaskAnswers:
     """A task: every predicate explained on the task's groups (the whole snapshot for None)."""
     part = handle.restricted(*task) if task is not None else handle.reader()
-    out = []
+    out = _TaskAnswers()
     for predicate in predicates:
         report = explain(part, predicate, truth=truth, index_enabled=index_enabled, rules=rules)
         out.append((report.files, list(report.notes)))
     return out
 
 
-def _merge(table: SnapshotReader, results: list[list[tuple[list[FileVerdict], list[str]]]],
+def _merge(table: SnapshotReader, results: list[_TaskAnswers],
            predicates: Sequence[Predicate], texts: Sequence[str], truth: bool, rules: PaimonRules
            ) -> list[ExplainReport]:
     """The tasks' verdicts and notes of each predicate, in live-file order."""

@@ -40,7 +40,14 @@ from functools import partial
 from typing import Any
 
 from ..metadata.stats import ColumnStats
-from ..predicate.model import CompoundPredicate, DefaultFunctionVisitor, LeafPredicate, Predicate, visit_function
+from ..predicate.model import (
+    CompoundPredicate,
+    DefaultFunctionVisitor,
+    LeafMemo,
+    LeafPredicate,
+    Predicate,
+    visit_function,
+)
 from ..types import DataField, DataType
 from ..values import to_json
 from .compare import java_compare
@@ -77,9 +84,10 @@ def _keep(row_count: int, col: ColumnStats) -> bool:
 
 
 class _StatsTests:
-    """Paimon's ``LeafFunction.test(type, rowCount, min, max, nullCount, literals)`` as a
+    """Paimon's ``LeafPredicate.test(rowCount, min, max, nullCounts)`` as a
     :class:`~paimon_lens.predicate.model.FunctionVisitor`: a leaf's literals -> the test of one
-    file's column stats whose min and max are known or whose rows are all null."""
+    file's row count and column stats. Every test starts with the leaf's own rule: unknown min or
+    max keeps the file unless every row is null."""
 
     def __init__(self, dtype: DataType) -> None:
         self.t = dtype
@@ -90,19 +98,31 @@ class _StatsTests:
         lit_null = _has_null(lits)
 
         def test(row_count: int, col: ColumnStats) -> bool:
-            nc = col.null_count
+            nc, mn, mx = col.null_count, col.min, col.max
+            if mn is None or mx is None:
+                return nc is None or nc != row_count
             if nc is not None and (nc == row_count or lit_null):
                 return False
-            if lit_null or col.min is None or col.max is None:
+            if lit_null:
                 return True  # Paimon throws here (compareLiteral of null); keep the file
-            return decide(col.min, col.max)
+            return decide(mn, mx)
         return test
 
     def visit_is_null(self) -> LeafStatsTest:
-        return lambda row_count, col: col.null_count is None or col.null_count > 0
+        def test(row_count: int, col: ColumnStats) -> bool:
+            nc = col.null_count
+            if nc is None or (nc != row_count and (col.min is None or col.max is None)):
+                return True
+            return nc > 0
+        return test
 
     def visit_is_not_null(self) -> LeafStatsTest:
-        return lambda row_count, col: col.null_count is None or col.null_count < row_count
+        def test(row_count: int, col: ColumnStats) -> bool:
+            nc = col.null_count
+            if nc is None or (nc != row_count and (col.min is None or col.max is None)):
+                return True
+            return nc < row_count
+        return test
 
     def visit_equal(self, lit: Any) -> LeafStatsTest:
         t = self.t
@@ -156,6 +176,8 @@ class _StatsTests:
             nc, mn, mx = col.null_count, col.min, col.max
             if nc is not None and nc == row_count:
                 return False
+            if mn is None or mx is None:
+                return True
             return any(lit is not None and java_compare(lit, mn, t) >= 0 and java_compare(lit, mx, t) <= 0
                        for lit in lits)
         return test
@@ -167,22 +189,22 @@ class _StatsTests:
             nc, mn, mx = col.null_count, col.min, col.max
             if nc is not None and nc == row_count:
                 return False
+            if mn is None or mx is None:
+                return True
             return not any(lit is None or (java_compare(lit, mn, t) == 0 and java_compare(lit, mx, t) == 0)
                            for lit in lits)
         return test
 
 
-def stats_tester(leaf: LeafPredicate) -> LeafStatsTest:
+def _build_stats_tester(leaf: LeafPredicate) -> LeafStatsTest:
     """``LeafPredicate.test(rowCount, min, max, nullCounts)`` of ``leaf`` as a function of one file's
     row count and column stats (built once per leaf)."""
-    decide = visit_function(leaf, _StatsTests(leaf.type), _keep)
+    return visit_function(leaf, _StatsTests(leaf.type), _keep)
 
-    def test(row_count: int, col: ColumnStats) -> bool:
-        nc = col.null_count
-        if (nc is None or nc != row_count) and (col.min is None or col.max is None):
-            return True  # unknown bounds keep the file, unless every row is null
-        return decide(row_count, col)
-    return test
+
+stats_tester: LeafMemo[LeafStatsTest] = LeafMemo(_build_stats_tester)
+"""``LeafPredicate.test(rowCount, min, max, nullCounts)`` of a leaf as a function of one file's row
+count and column stats (built once per leaf object)."""
 
 
 def leaf_stats_test(leaf: LeafPredicate, row_count: int, col: ColumnStats) -> bool:
@@ -245,7 +267,7 @@ def fmt_value(value: Any, dtype: DataType) -> str:
 
 
 def _leaf_reason(leaf: LeafPredicate, row_count: int, col: ColumnStats) -> str:
-    f, t, lits = leaf.field, leaf.type, leaf.literals
+    f, lits = leaf.field, leaf.literals
     mn, mx, nc = col.min, col.max, col.null_count
     if leaf.function == "IsNull":
         return f"null_count({f}) = 0"
@@ -255,58 +277,83 @@ def _leaf_reason(leaf: LeafPredicate, row_count: int, col: ColumnStats) -> str:
         return f"{f}: all {row_count} rows null"
     if any(lit is None for lit in lits) and leaf.function not in ("In",):
         return f"{leaf.function}({f}) with a NULL literal matches no row"
-    reasons = _Reasons(str(leaf.function), f, t, mn, mx)
-    return visit_function(leaf, reasons, reasons.otherwise())
+    return reason_of(leaf)(mn, mx)
 
 
-class _Reasons(DefaultFunctionVisitor[str]):
-    """Why a leaf's stats test is false (min and max known, no null literal), in a few words."""
+Reason = Callable[[Any, Any], str]
+"""``(min, max) -> why``: the reason a leaf's stats test is false on a file with these bounds."""
 
-    def __init__(self, function: str, field: str, dtype: DataType, mn: Any, mx: Any) -> None:
-        self.fn, self.f, self.t, self.mn = function, field, dtype, mn
-        self.lo, self.hi = fmt_value(mn, dtype), fmt_value(mx, dtype)
 
-    def otherwise(self) -> str:
-        return f"{self.fn}({self.f}) is false on the stats"
+class _Reasons(DefaultFunctionVisitor["Reason | None"]):
+    """Why a leaf's stats test is false (min and max known, no null literal), built once per leaf:
+    its literals are formatted here, the file's bounds when a file is explained."""
 
-    def visit_equal(self, lit: Any) -> str:
-        v = fmt_value(lit, self.t)
-        if java_compare(lit, self.mn, self.t) < 0:
-            return f"min({self.f}) = {self.lo} > {v}"
-        return f"max({self.f}) = {self.hi} < {v}"
+    def __init__(self, field: str, dtype: DataType) -> None:
+        self.f, self.t = field, dtype
 
-    def visit_less_than(self, lit: Any) -> str:
-        return f"min({self.f}) = {self.lo} >= {fmt_value(lit, self.t)}"
+    def otherwise(self) -> Reason | None:
+        return None
 
-    def visit_less_or_equal(self, lit: Any) -> str:
-        return f"min({self.f}) = {self.lo} > {fmt_value(lit, self.t)}"
+    def _fmt(self, value: Any) -> str:
+        return fmt_value(value, self.t)
 
-    def visit_greater_than(self, lit: Any) -> str:
-        return f"max({self.f}) = {self.hi} <= {fmt_value(lit, self.t)}"
+    def visit_equal(self, lit: Any) -> Reason | None:
+        f, t, fmt, v = self.f, self.t, self._fmt, self._fmt(lit)
+        return lambda mn, mx: (f"min({f}) = {fmt(mn)} > {v}" if java_compare(lit, mn, t) < 0
+                               else f"max({f}) = {fmt(mx)} < {v}")
 
-    def visit_greater_or_equal(self, lit: Any) -> str:
-        return f"max({self.f}) = {self.hi} < {fmt_value(lit, self.t)}"
+    def visit_less_than(self, lit: Any) -> Reason | None:
+        f, fmt, v = self.f, self._fmt, self._fmt(lit)
+        return lambda mn, mx: f"min({f}) = {fmt(mn)} >= {v}"
 
-    def visit_not_equal(self, lit: Any) -> str:
-        return f"min({self.f}) = max({self.f}) = {fmt_value(lit, self.t)}"
+    def visit_less_or_equal(self, lit: Any) -> Reason | None:
+        f, fmt, v = self.f, self._fmt, self._fmt(lit)
+        return lambda mn, mx: f"min({f}) = {fmt(mn)} > {v}"
 
-    def visit_in(self, lits: Sequence[Any]) -> str:
-        shown = ", ".join(fmt_value(x, self.t) for x in lits)
-        return f"no value of IN ({shown}) in [min, max]({self.f}) = [{self.lo}, {self.hi}]"
+    def visit_greater_than(self, lit: Any) -> Reason | None:
+        f, fmt, v = self.f, self._fmt, self._fmt(lit)
+        return lambda mn, mx: f"max({f}) = {fmt(mx)} <= {v}"
 
-    def visit_not_in(self, lits: Sequence[Any]) -> str:
-        return f"min({self.f}) = max({self.f}) = {self.lo}, which NOT IN excludes"
+    def visit_greater_or_equal(self, lit: Any) -> Reason | None:
+        f, fmt, v = self.f, self._fmt, self._fmt(lit)
+        return lambda mn, mx: f"max({f}) = {fmt(mx)} < {v}"
 
-    def visit_between(self, low: Any, high: Any) -> str:
-        return (f"[min, max]({self.f}) = [{self.lo}, {self.hi}] misses "
-                f"[{fmt_value(low, self.t)}, {fmt_value(high, self.t)}]")
+    def visit_not_equal(self, lit: Any) -> Reason | None:
+        text = f"min({self.f}) = max({self.f}) = {self._fmt(lit)}"
+        return lambda mn, mx: text
 
-    def visit_not_between(self, low: Any, high: Any) -> str:
-        return (f"[min, max]({self.f}) = [{self.lo}, {self.hi}] lies inside "
-                f"[{fmt_value(low, self.t)}, {fmt_value(high, self.t)}]")
+    def visit_in(self, lits: Sequence[Any]) -> Reason | None:
+        f, fmt = self.f, self._fmt
+        shown = ", ".join(fmt(x) for x in lits)
+        return lambda mn, mx: f"no value of IN ({shown}) in [min, max]({f}) = [{fmt(mn)}, {fmt(mx)}]"
 
-    def visit_starts_with(self, lit: Any) -> str:
-        return f"no string in [min, max]({self.f}) = [{self.lo}, {self.hi}] starts with {fmt_value(lit, self.t)}"
+    def visit_not_in(self, lits: Sequence[Any]) -> Reason | None:
+        f, fmt = self.f, self._fmt
+        return lambda mn, mx: f"min({f}) = max({f}) = {fmt(mn)}, which NOT IN excludes"
+
+    def visit_between(self, low: Any, high: Any) -> Reason | None:
+        f, fmt, lo, hi = self.f, self._fmt, self._fmt(low), self._fmt(high)
+        return lambda mn, mx: f"[min, max]({f}) = [{fmt(mn)}, {fmt(mx)}] misses [{lo}, {hi}]"
+
+    def visit_not_between(self, low: Any, high: Any) -> Reason | None:
+        f, fmt, lo, hi = self.f, self._fmt, self._fmt(low), self._fmt(high)
+        return lambda mn, mx: f"[min, max]({f}) = [{fmt(mn)}, {fmt(mx)}] lies inside [{lo}, {hi}]"
+
+    def visit_starts_with(self, lit: Any) -> Reason | None:
+        f, fmt, v = self.f, self._fmt, self._fmt(lit)
+        return lambda mn, mx: f"no string in [min, max]({f}) = [{fmt(mn)}, {fmt(mx)}] starts with {v}"
+
+
+def _build_reason(leaf: LeafPredicate) -> Reason:
+    reason = visit_function(leaf, _Reasons(leaf.field, leaf.type), None)
+    if reason is None:  # pragma: no cover - the tests of the other functions never prune
+        text = f"{leaf.function}({leaf.field}) is false on the stats"
+        return lambda mn, mx: text
+    return reason
+
+
+reason_of: LeafMemo[Reason] = LeafMemo(_build_reason)
+"""The :data:`Reason` of a leaf (built once per leaf object)."""
 
 
 def stats_reason(predicate: Predicate, row_count: int, stats: Sequence[ColumnStats],
