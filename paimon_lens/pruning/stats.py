@@ -169,31 +169,27 @@ class _StatsTests:
         t = self.t
         return self._range((low, high), lambda mn, mx: java_compare(low, mn, t) > 0 or java_compare(high, mx, t) < 0)
 
-    def visit_in(self, lits: Sequence[Any]) -> LeafStatsTest:
-        t = self.t
-
+    @staticmethod
+    def _list(decide: Callable[[Any, Any], bool]) -> LeafStatsTest:
+        """``In`` / ``NotIn``: no row of an all-null file matches; unknown bounds keep the file."""
         def test(row_count: int, col: ColumnStats) -> bool:
             nc, mn, mx = col.null_count, col.min, col.max
             if nc is not None and nc == row_count:
                 return False
             if mn is None or mx is None:
                 return True
-            return any(lit is not None and java_compare(lit, mn, t) >= 0 and java_compare(lit, mx, t) <= 0
-                       for lit in lits)
+            return decide(mn, mx)
         return test
+
+    def visit_in(self, lits: Sequence[Any]) -> LeafStatsTest:
+        t = self.t
+        return self._list(lambda mn, mx: any(
+            lit is not None and java_compare(lit, mn, t) >= 0 and java_compare(lit, mx, t) <= 0 for lit in lits))
 
     def visit_not_in(self, lits: Sequence[Any]) -> LeafStatsTest:
         t = self.t
-
-        def test(row_count: int, col: ColumnStats) -> bool:
-            nc, mn, mx = col.null_count, col.min, col.max
-            if nc is not None and nc == row_count:
-                return False
-            if mn is None or mx is None:
-                return True
-            return not any(lit is None or (java_compare(lit, mn, t) == 0 and java_compare(lit, mx, t) == 0)
-                           for lit in lits)
-        return test
+        return self._list(lambda mn, mx: not any(
+            lit is None or (java_compare(lit, mn, t) == 0 and java_compare(lit, mx, t) == 0) for lit in lits))
 
 
 def _build_stats_tester(leaf: LeafPredicate) -> LeafStatsTest:
