@@ -413,8 +413,9 @@ def _read_manifest(file_io: FileIO, manifest_dir: str, name_size: tuple[str, int
 class ReaderHandle:
     """A picklable stand-in for a :class:`SnapshotReader` (no manifest travels with it).
 
-    In the process that made it, :meth:`restricted` of the whole snapshot is the original reader
-    itself, with everything it has read; pickled to another process it rebuilds readers there.
+    In the process that made it, :meth:`reader` is the original reader itself, with everything it
+    has read (and :meth:`restricted` shares its caches); pickled to another process it rebuilds
+    readers there.
     """
 
     path: str
@@ -442,23 +443,8 @@ class ReaderHandle:
 
     def restricted(self, entries: Sequence[ManifestEntry],
                    index_entries: Sequence[IndexFileMeta] | None = None) -> SnapshotReader:
-        """The snapshot's reader restricted to ``entries`` (see :meth:`SnapshotReader.restricted`);
-        the original reader when it is at hand and ``entries`` are all its live entries."""
-        origin = self._origin
-        if origin is not None:
-            if index_entries is None and origin._live is not None and _same(entries, origin._live):
-                return origin
-            return origin.restricted(entries, index_entries)
-        part = SnapshotReader(self.path, self.file_io, self.snapshot, self.schema, self.schemas, self.snapshots,
-                              progress=False)
-        part._live = list(entries)
-        if index_entries is not None:
-            part._index_entries = list(index_entries)
-        return part
-
-
-def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+        """The snapshot's reader restricted to ``entries`` (see :meth:`SnapshotReader.restricted`)."""
+        return self.reader().restricted(entries, index_entries)
 
 
 def is_latest(snapshot: int | str | _dt.datetime | None, tag: str | None = None,

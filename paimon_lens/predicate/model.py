@@ -66,8 +66,6 @@ class CompoundFunction(_Function):
     Or = "Or"
 
 
-LEAF_FUNCTIONS = tuple(f.value for f in LeafFunction)
-
 _NEGATE = {
     "Equal": "NotEqual", "NotEqual": "Equal", "LessThan": "GreaterOrEqual",
     "GreaterOrEqual": "LessThan", "LessOrEqual": "GreaterThan", "GreaterThan": "LessOrEqual",
