@@ -61,6 +61,10 @@ class CorruptFileError(PaimonLensError):
             msg += f": {self.detail}"
         return msg
 
+    def within(self, prefix: str) -> CorruptFileError:
+        """Return a copy whose field is ``prefix + field`` (an inner field named in its record)."""
+        return CorruptFileError(self.path, self.offset, prefix + self.field, self.expected, self.found, self.detail)
+
     def with_path(self, path: str) -> CorruptFileError:
         """Return a copy naming ``path`` (used when bytes were decoded before the path was known)."""
         return CorruptFileError(path, self.offset, self.field, self.expected, self.found, self.detail)

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, cast, overload
 
 from pyroaring import BitMap
 
+from ..errors import CorruptFileError
 from ..io.byte_reader import ByteReader
 from ..options import parse_memory_size
 from ..types import DataType
@@ -388,104 +389,61 @@ class BitmapFileIndexReader(FileIndexReader):
     def _read_keys(self, count: int, fields: int, field: str, end: int | None = None) -> _Parsed:
         """``count`` records of (key, ``fields`` trailing i32s) from the current position.
 
-        Many fixed-size keys are decoded with one ``numpy.frombuffer``, a few with ``struct``
-        (numpy is imported only for the many: small indexes never pay its import).
+        Read with the byte reader's bulk primitives, bounds checked once: many records as a numpy
+        array, a few as tuples (small indexes never import numpy). String keys are located record
+        by record (:meth:`~paimon_lens.io.byte_reader.ByteReader.length_prefixed`).
         """
         r, codec = self._r, self._codec
-        limit = len(r) if end is None else end
         if not codec.fixed:
-            return self._read_string_keys(count, fields, field, limit)
-        st = struct.Struct(">" + codec.fmt + "i" * fields)
-        size = st.size
-        if count * size > limit - r.pos:
-            raise r.error(field, f"{count} entries of {size} bytes", f"{limit - r.pos} bytes left",
-                          detail="truncated")
+            return self._read_string_keys(count, fields, field, end)
         mapper = codec.key_mapper()
         if count < _SMALL:
-            rows = list(st.iter_unpack(r.view(count * size, field)))
+            rows = r.tuples(struct.Struct(">" + codec.fmt + "i" * fields), count, field, end)
             keys: list[Hashable] = [row[0] for row in rows]
             if mapper is not None:
                 keys = list(map(mapper, keys))
             return keys, [[row[f] for row in rows] for f in range(1, fields + 1)], None
         import numpy as np
 
-        records = np.frombuffer(r.data, np.dtype([("key", codec.numpy_dtype), ("tail", ">i4", (fields,))]),
-                                count, r.pos)
-        r.pos += count * size
+        records = r.records(np.dtype([("key", codec.numpy_dtype), ("tail", ">i4", (fields,))]), count, field, end)
         keys = records["key"].tolist()
         if mapper is not None:
             keys = list(map(mapper, keys))
         tail = records["tail"].astype(np.int64)
         return keys, [tail[:, f].tolist() for f in range(fields)], tail
 
-    def _read_string_keys(self, count: int, fields: int, field: str, limit: int) -> _Parsed:
-        """String keys: keys of one length with one ``frombuffer``, else one pass over the lengths."""
-        if count < _SMALL:
-            return self._read_string_keys_checked(count, fields, field, limit)
-        import numpy as np
-
+    def _read_string_keys(self, count: int, fields: int, field: str, end: int | None) -> _Parsed:
+        """String keys: (i32 length, bytes) followed by ``fields`` i32s, located record by record."""
         r = self._r
         data = r.data
         tail = 4 * fields
-        step = 4 + tail
-        pos = r.pos
-        if pos + 4 <= limit:
-            # Keys of one length (codes, ids, hashes ...) are fixed-size records.
-            n = _I32.unpack_from(data, pos)[0]
-            if n > 0 and count * (step + n) <= limit - pos:
-                records = np.frombuffer(data, np.dtype([("n", ">i4"), ("key", f"V{n}"), ("tail", ">i4", (fields,))]),
-                                        count, pos)
+        if count >= _SMALL and r.pos + 4 <= len(r):
+            # Keys of one length (codes, ids, hashes ...) are fixed-size records: one numpy read,
+            # valid when every record carries that length.
+            import numpy as np
+
+            n = _I32.unpack_from(data, r.pos)[0]
+            limit = len(r) if end is None else end
+            if n > 0 and count * (4 + n + tail) <= limit - r.pos:
+                pos = r.pos
+                records = r.records(np.dtype([("n", ">i4"), ("key", f"V{n}"), ("tail", ">i4", (fields,))]),
+                                    count, field, end)
                 if bool((records["n"] == n).all()):
-                    r.pos = pos + count * (step + n)
                     values = records["tail"].astype(np.int64)
                     return records["key"].tolist(), [values[:, f].tolist() for f in range(fields)], values
-        starts: list[int] = []
-        append = starts.append
-        unpack = _I32.unpack_from
-        try:
-            for _ in range(count):
-                append(pos)
-                pos += unpack(data, pos)[0] + step
-            ok = pos <= limit
-        except struct.error:  # ran off the buffer: a bad length somewhere
-            ok = False
-        if ok:
-            at = np.array(starts, dtype=np.int64)
-            key_end = np.empty_like(at)
-            key_end[:-1] = at[1:]
-            key_end[-1] = pos
-            key_end -= tail
-            # Every length non-negative and the last entry inside the limit: every entry is inside.
-            ok = bool((key_end - at >= 4).all())
-        if not ok:
-            return self._read_string_keys_checked(count, fields, field, limit)
-        r.pos = pos
-        keys: list[Hashable] = [data[a:b] for a, b in zip((at + 4).tolist(), key_end.tolist())]
-        raw = np.frombuffer(data, np.uint8)[key_end[:, None] + np.arange(tail)]
-        values = raw.view(">i4").astype(np.int64)
-        return keys, [values[:, f].tolist() for f in range(fields)], values
+                r.pos = pos
+        starts = r.length_prefixed(count, tail, field, end)
+        key_ends = [*starts[1:], r.pos] if starts else []
+        keys: list[Hashable] = [data[a + 4:b - tail] for a, b in zip(starts, key_ends)]
+        if count < _SMALL:
+            st = struct.Struct(">" + "i" * fields)
+            rest = [st.unpack_from(data, b - tail) for b in key_ends]
+            return keys, [[row[f] for row in rest] for f in range(fields)], None
+        import numpy as np
 
-    def _read_string_keys_checked(self, count: int, fields: int, field: str, limit: int) -> _Parsed:
-        """String keys entry by entry: raises the precise error for the first bad entry."""
-        r = self._r
-        tail = struct.Struct(">" + "i" * fields)
-        data = r.data
-        keys: list[Hashable] = []
-        rest: list[tuple[int, ...]] = []
-        pos = r.pos
-        for i in range(count):
-            if pos + 4 > limit:
-                raise r.error(f"{field}[{i}].key.length", "4 more bytes", f"{limit - pos} left",
-                              detail="truncated", at=pos)
-            n = _I32.unpack_from(data, pos)[0]
-            if n < 0 or pos + 4 + n + tail.size > limit:
-                raise r.error(f"{field}[{i}].key", f"a length within the {limit - pos - 4} bytes left", n,
-                              at=pos)
-            keys.append(data[pos + 4:pos + 4 + n])
-            rest.append(tail.unpack_from(data, pos + 4 + n))
-            pos += 4 + n + tail.size
-        r.pos = pos
-        return keys, [[row[f] for row in rest] for f in range(fields)], None
+        at = np.array(key_ends, dtype=np.int64) - tail
+        values = np.frombuffer(data, np.uint8)[at[:, None] + np.arange(tail)].view(">i4").astype(np.int64)
+        return keys, [values[:, f].tolist() for f in range(fields)], values
 
     def _parse_v1_dictionary(self) -> None:
         import numpy as np
@@ -610,7 +568,12 @@ class BitmapFileIndexReader(FileIndexReader):
         return start, start + length
 
     def _read_sized(self, offset: int, length: int, key: Hashable) -> tuple[BitMap, int]:
-        """:meth:`_read_bitmap` and the bitmap's stored size (0 for a single row)."""
+        """The entry decoder: the rows of one entry and its stored size (0 for a single row).
+
+        A negative offset is a single row (checked against the row count); otherwise the stored
+        bitmap (a length of -1 is measured) is range checked, deserialised and its rows checked.
+        Every lookup goes through here, and so does every entry the bulk decoder does not take.
+        """
         if offset < 0:
             return BitMap([self._single_row(offset, key)]), 0
         r = self._r
@@ -625,15 +588,11 @@ class BitmapFileIndexReader(FileIndexReader):
                           at=start, detail="bitmap holds a row past the end of the file")
         return bm, end - start
 
-    def _read_bitmap(self, offset: int, length: int, key: Hashable) -> BitMap:
-        """The rows of one entry: a single row for a negative offset, else the stored bitmap."""
-        return self._read_sized(offset, length, key)[0]
-
     def _bitmap(self, key: Hashable) -> BitMap:
         bm = self._cache.get(key)
         if bm is None:
             entry = self._find_entry(key)
-            bm = BitMap() if entry is None else self._read_bitmap(entry[0], entry[1], key)
+            bm = BitMap() if entry is None else self._read_sized(entry[0], entry[1], key)[0]
             self._cache[key] = bm
         return bm
 
@@ -681,11 +640,6 @@ class BitmapFileIndexReader(FileIndexReader):
         """The null rows, as a new bitmap."""
         return self._union((None,))
 
-    def _entries(self) -> Iterator[tuple[Hashable, int, int]]:
-        """Every (raw key, offset, length) in stored order; lengths as Paimon's reader has them."""
-        for run in self._runs():
-            yield from zip(run.keys, run.offsets, run.lengths)
-
     def _runs(self) -> Iterator[_Run]:
         """The entries in stored order, a V2 block or a slice of the V1 dictionary at a time."""
         if self.version == VERSION_1:
@@ -704,7 +658,7 @@ class BitmapFileIndexReader(FileIndexReader):
 
         A bulk run holds only in-range stored bitmaps and valid single rows (bounds checked with
         numpy), about :data:`_BATCH_BYTES` of bitmaps at most if ``split``. The others (short runs,
-        and each entry that is neither) are decoded one entry at a time by :meth:`_one_by_one`.
+        and each entry that is neither) are decoded one entry at a time by :meth:`_read_sized`.
         """
         import numpy as np
 
@@ -728,65 +682,75 @@ class BitmapFileIndexReader(FileIndexReader):
             if a < len(run.keys):
                 yield from _split(run[a:], split)
 
-    def _one_by_one(self, run: _Run) -> Iterator[tuple[Hashable, BitMap, int]]:
-        """(raw key, rows, bitmap bytes) of each entry of a run, decoded one at a time.
-
-        The common case (a stored bitmap whose range lies inside the buffer) is decoded inline;
-        anything unusual goes through :meth:`_read_sized`, which raises the precise error.
-        """
-        data, body, end, row_count = self._r.data, self.body_start, len(self._r), self.row_count
-        read = self._read_sized
-        for key, off, length in zip(run.keys, run.offsets, run.lengths):
-            if off >= 0 and length >= 0 and body + off + length <= end:
-                try:
-                    bm = _deserialize(data[body + off:body + off + length])
-                except Exception:
-                    bm = read(off, length, key)[0]  # raises with path, offset and field
-                if bm and bm.max() >= row_count:
-                    read(off, length, key)  # raises
-                yield key, bm, length
-            else:
-                bm, size = read(off, length, key)
-                yield key, bm, size
-
-    def _stored_ranges(self, run: _Run) -> tuple[npt.NDArray[np.bool_], list[int], list[int]]:
-        """Which entries of a bulk run are stored, and the buffer (start, stop) of those bitmaps."""
-        offsets, lengths = run.arrays()
-        stored = offsets >= 0
-        starts = offsets + self.body_start
-        if not stored.all():
-            starts, lengths = starts[stored], lengths[stored]
-        return stored, starts.tolist(), (starts + lengths).tolist()
-
-    def _decode_run(self, run: _Run) -> list[BitMap] | None:
-        """The rows of every entry of a bulk run, or None if pyroaring or the row check rejects one."""
-        import numpy as np
-
-        stored, starts, stops = self._stored_ranges(run)
+    def _entry_error(self, run: _Run, k: int) -> CorruptFileError:
+        """The error of entry ``k`` of a run, which the bulk decoder rejected (the entry decoder names it)."""
+        key = run.keys[k]
         try:
-            bms = list(map(_deserialize, map(self._r.data.__getitem__, map(slice, starts, stops))))
-            if bms and max(map(_bitmap_max, bms)) >= self.row_count:
-                return None
-        except Exception:  # a bitmap pyroaring rejects, or an empty one (max() raises)
-            return None
-        n = len(run.keys)
-        if len(bms) == n:
-            return bms
-        singles = np.flatnonzero(~stored)
-        bms.extend([BitMap((row,)) for row in (-1 - run.arrays()[0][singles]).tolist()])
-        order = np.empty(n, dtype=np.int64)  # where each entry's bitmap is in bms
-        order[np.flatnonzero(stored)] = np.arange(n - len(singles))
-        order[singles] = np.arange(n - len(singles), n)
-        return list(map(bms.__getitem__, order.tolist()))
+            self._read_sized(run.offsets[k], run.lengths[k], key)
+        except CorruptFileError as e:
+            return e
+        return self._r.error(self._field(key), "a bitmap the bulk decoder accepts", "one it rejects",
+                             at=self.body_start + run.offsets[k])
+
+    def _decode_bulk(self, run: _Run) -> tuple[list[BitMap], CorruptFileError | None]:
+        """The rows of each entry of a bulk run, in order, up to the first one rejected, and its error.
+
+        A bulk run's ranges and single rows were checked by :meth:`_pieces`; the stored bitmaps
+        are deserialised in one pass and their rows checked against the row count at once. The
+        first entry pyroaring or that check rejects ends the list, with the error the entry decoder
+        (:meth:`_read_sized`) gives for it.
+        """
+        data, body = self._r.data, self.body_start
+        offsets, lengths = run.arrays()
+        bms: list[BitMap] = []
+        try:
+            if bool((offsets >= 0).all()):
+                starts = offsets + body
+                bms.extend(map(_deserialize, map(data.__getitem__,
+                                                 map(slice, starts.tolist(), (starts + lengths).tolist()))))
+            else:
+                def entry(off: int, length: int) -> BitMap:
+                    return BitMap((-1 - off,)) if off < 0 else _deserialize(data[body + off:body + off + length])
+
+                bms.extend(map(entry, run.offsets, run.lengths))
+            rejected = None
+        except Exception:  # pyroaring raises ValueError / IndexError on invalid input
+            rejected = len(bms)
+        row_count = self.row_count
+        if max(map(_bitmap_max, filter(None, bms)), default=-1) >= row_count:
+            rejected = next(i for i, bm in enumerate(bms) if bm and bm.max() >= row_count)
+        if rejected is None:
+            return bms, None
+        return bms[:rejected], self._entry_error(run, rejected)
+
+    def _decoded(self) -> Iterator[tuple[_Run, list[BitMap]]]:
+        """Every entry with its rows, in stored order, a run at a time (the run's prefix before an error).
+
+        Bulk runs go through :meth:`_decode_bulk`, the others entry by entry through
+        :meth:`_read_sized`; either way a bad entry raises after the entries before it were yielded.
+        """
+        read = self._read_sized
+        for run, bulk in self._pieces():
+            if bulk:
+                bms, error = self._decode_bulk(run)
+            else:
+                bms, error = [], None
+                try:
+                    for key, off, length in zip(run.keys, run.offsets, run.lengths):
+                        bms.append(read(off, length, key)[0])
+                except CorruptFileError as e:
+                    error = e
+            yield (run if error is None else run[:len(bms)]), bms
+            if error is not None:
+                raise error
 
     def _count_runs(self, runs: list[_Run], keys: list[Hashable], rows: list[int], sizes: list[int]) -> None:
         """Append the raw keys, row counts and bitmap sizes of bulk runs to ``keys``, ``rows``, ``sizes``.
 
         The row counts of small bitmaps come from their serialized form
         (:func:`~paimon_lens.formats.roaring.portable_cardinalities`, all runs at once); the others,
-        and any small one it does not vouch for, are deserialised. If pyroaring or the row check
-        rejects one of those, they are decoded again one by one by :meth:`_read_sized`, in order,
-        which raises the error the entry-by-entry path raises.
+        and any small one it does not vouch for, are decoded by :meth:`_decode_bulk`, whose first
+        rejected entry raises.
         """
         if not runs:
             return
@@ -805,8 +769,14 @@ class BitmapFileIndexReader(FileIndexReader):
         counts, ok = portable_cardinalities(self._r.data, starts, stored_lengths, self.row_count,
                                             _COUNT_MAX_BYTES)
         if not ok.all():
-            todo = np.flatnonzero(~ok)
-            counts[todo] = self._decode_counts(starts[todo], stored_lengths[todo], runs, np.flatnonzero(stored)[todo])
+            todo = np.flatnonzero(stored)[np.flatnonzero(~ok)]  # entries of the runs to deserialise
+            run_keys = runs[0].keys if len(runs) == 1 else list(chain.from_iterable(run.keys for run in runs))
+            sub = _Run(list(map(run_keys.__getitem__, todo.tolist())), offsets[todo].tolist(),
+                       lengths[todo].tolist(), offsets[todo], lengths[todo])
+            bms, error = self._decode_bulk(sub)
+            if error is not None:
+                raise error
+            counts[np.flatnonzero(~ok)] = list(map(len, bms))
         for run in runs:
             keys += run.keys
         if all_stored:
@@ -818,75 +788,27 @@ class BitmapFileIndexReader(FileIndexReader):
             rows += row_counts.tolist()
             sizes += np.where(stored, lengths, 0).tolist()
 
-    def _decode_counts(self, starts: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64], runs: list[_Run],
-                       entries: npt.NDArray[np.int64]) -> list[int]:
-        """Row counts of stored bitmaps, deserialised; ``entries`` index the entries of ``runs``.
-
-        A bitmap pyroaring or the row check rejects is decoded again, with the ones before it, by
-        :meth:`_read_sized` (which raises with path, offset and field).
-        """
-        data, row_count = self._r.data, self.row_count
-        counts: list[int] = []
-        append = counts.append
-        try:
-            stops = (starts + lengths).tolist()
-            for bm in map(_deserialize, map(data.__getitem__, map(slice, starts.tolist(), stops))):
-                if bm and bm.max() >= row_count:
-                    break
-                append(len(bm))
-            else:
-                return counts
-        except Exception:  # a bitmap pyroaring rejects
-            pass
-        body = self.body_start
-        run_keys = runs[0].keys if len(runs) == 1 else list(chain.from_iterable(run.keys for run in runs))
-        return [len(self._read_sized(start - body, length, run_keys[e])[0])
-                for start, length, e in zip(starts.tolist(), lengths.tolist(), entries.tolist())]
-
     def iter_bitmaps(self) -> Iterator[tuple[Any, BitMap]]:
         """Every distinct non-null value with its rows, in stored order (V2: sorted).
 
-        Lazy, a run of entries at a time; errors surface at the same entry, after the same
-        entries were yielded, as when decoding one entry at a time.
+        Lazy, a run of entries at a time; a bad entry raises after the entries before it were
+        yielded.
         """
-        return chain.from_iterable(self._bitmap_runs())
-
-    def _bitmap_runs(self) -> Iterator[Iterable[tuple[Any, BitMap]]]:
         to_values = None if self._codec.value_mapper() is None else self._codec.to_values
-        for run, bulk in self._pieces():
-            bms = self._decode_run(run) if bulk else None
-            if bms is None:
-                if to_values is None:
-                    yield ((key, bm) for key, bm, _ in self._one_by_one(run))
-                else:
-                    to_value = self._codec.to_value
-                    yield ((to_value(key), bm) for key, bm, _ in self._one_by_one(run))
-            else:
-                yield zip(run.keys if to_values is None else to_values(run.keys), bms)
+        for run, bms in self._decoded():
+            yield from zip(run.keys if to_values is None else to_values(run.keys), bms)
 
     def values(self) -> Iterator[BitmapValue]:
         """Every distinct non-null value: row count and bitmap bytes (for a ``bitmap_values`` frame)."""
         to_value = self._codec.to_value
-        data, body, end, row_count = self._r.data, self.body_start, len(self._r), self.row_count
-        read = self._read_bitmap
-        for key, off, length in self._entries():
-            if off < 0:
-                position = self._single_row(off, key)
-                yield BitmapValue(to_value(key), 1, _single_bitmap_bytes(position), False)
-                continue
-            if length >= 0 and body + off + length <= end:
-                raw = data[body + off:body + off + length]
-                try:
-                    bm = _deserialize(raw)
-                except Exception:
-                    bm = read(off, length, key)  # raises with path, offset and field
-                if bm and bm.max() >= row_count:
-                    read(off, length, key)  # raises
-            else:
-                bm = read(off, length, key)
-                start, stop = self._bitmap_range(off, length, key)
-                raw = data[start:stop]
-            yield BitmapValue(to_value(key), len(bm), raw, True)
+        data, body = self._r.data, self.body_start
+        for run, bms in self._decoded():
+            for key, off, length, bm in zip(run.keys, run.offsets, run.lengths, bms):
+                if off < 0:
+                    yield BitmapValue(to_value(key), 1, _single_bitmap_bytes(-1 - off), False)
+                    continue
+                start, stop = (body + off, body + off + length) if length >= 0 else self._bitmap_range(off, length, key)
+                yield BitmapValue(to_value(key), len(bm), data[start:stop], True)
 
     def summary(self) -> BitmapIndexSummary:
         """Decode everything (all blocks, all bitmaps) into a :class:`BitmapIndexSummary` (kept)."""
@@ -910,7 +832,9 @@ class BitmapFileIndexReader(FileIndexReader):
                 else:
                     batch, pending, waiting = pending, [], 0
                     self._count_runs(batch, keys, rows, sizes)
-                    for key, bm, size in self._one_by_one(run):
+                    read = self._read_sized
+                    for key, off, length in zip(run.keys, run.offsets, run.lengths):
+                        bm, size = read(off, length, key)
                         keys.append(key)
                         rows.append(len(bm))
                         sizes.append(size)

@@ -31,9 +31,9 @@ twice has the union of its entries, and a repeated index type keeps the last ent
 
 :class:`FileIndexFormatReader` parses and validates the head eagerly (every offset must lie in the
 body) and returns one entry's bytes only when asked, from memory or with a ranged read of a file
-(entries within the first 64 KiB, read with the head, come from those bytes). A well-formed head is
-unpacked with precompiled structs; any irregularity is re-read field by field, which names the
-field and offset in its :class:`~paimon_lens.errors.CorruptFileError`.
+(entries within the first 64 KiB, read with the head, come from those bytes). The head is read
+with the bounds-checked :class:`~paimon_lens.io.byte_reader.ByteReader`: a bad field raises a
+:class:`~paimon_lens.errors.CorruptFileError` naming it (``columns[i].indexes[j].start``) and its offset.
 :func:`write_file_index` is ``FileIndexFormat.Writer.writeColumnIndexes``: it reproduces Paimon's
 bytes exactly for the same column order.
 """
@@ -48,7 +48,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import CorruptFileError
-from ..io.byte_reader import ByteReader, decode_modified_utf8
+from ..io.byte_reader import ByteReader
 from ..io.fileio import local_path
 from .index_reader import EmptyFileIndexReader, FileIndexReader
 from .registry import UnsupportedIndexReader, create_reader
@@ -292,16 +292,10 @@ class FileIndexFormatReader:
 
     # -- head ---------------------------------------------------------------------------------
     def _parse_head(self) -> FileIndexLayout:
+        """The head, read with the bounds-checked reader; the first bad field raises."""
         size = self._source.size
         first = self._source.read(0, min(size, _FIRST_READ))
         self._first = first
-        layout = _parse_valid_head(first, size)
-        if layout is not None:
-            return layout
-        return self._parse_head_checked(first, size)
-
-    def _parse_head_checked(self, first: bytes, size: int) -> FileIndexLayout:
-        """The head read field by field, raising :class:`CorruptFileError` at the first bad one."""
         r = ByteReader(first, self.path, self.base)
         magic = r.i64("magic")
         if magic != MAGIC:
@@ -313,35 +307,39 @@ class FileIndexFormatReader:
         if head_length < MIN_HEAD_LENGTH or head_length > size:
             raise r.error("head_length", f"{MIN_HEAD_LENGTH}..{size} (container size)", head_length, at=12)
         head = first if head_length <= len(first) else self._read_exact(0, head_length, "head")
-        h = ByteReader(head[:head_length], self.path, self.base)
+        h = ByteReader(head if head_length == len(head) else head[:head_length], self.path, self.base)
         h.seek(_PREFIX)
         column_count = h.check_count(h.i32("column_count"), _MIN_COLUMN_BYTES, "column_count")
-        columns: list[ColumnIndexes] = []
-        for i in range(column_count):
-            name = h.utf(f"columns[{i}].name")
-            index_count = h.check_count(h.i32(f"columns[{i}].index_count"), _MIN_ENTRY_BYTES,
-                                        f"columns[{i}].index_count")
-            entries: list[IndexEntry] = []
-            for j in range(index_count):
-                field = f"columns[{i}].indexes[{j}]"
-                index_type = h.utf(field + ".index_type")
-                start_at = h.pos
-                start = h.i32(field + ".start")
-                length = h.i32(field + ".length")
-                if start != EMPTY_INDEX_FLAG:
-                    if start < head_length or start > size:
-                        raise h.error(field + ".start", f"-1 or {head_length}..{size} (the body)", start,
-                                      at=start_at, detail=f"column {name!r}, index {index_type!r}")
-                    if length < 0 or length > size - start:
-                        raise h.error(field + ".length", f"0..{size - start} (to the end of the container)",
-                                      length, at=start_at + 4, detail=f"column {name!r}, index {index_type!r}")
-                entries.append(IndexEntry(index_type, start, length))
-            columns.append(ColumnIndexes(name, tuple(entries)))
+        columns = [self._column(h, i, head_length, size) for i in range(column_count)]
         redundant_length = h.i32("redundant_length")
         if redundant_length < 0:
             raise h.error("redundant_length", "a non-negative length", redundant_length, at=h.pos - 4)
         redundant = h.raw(redundant_length, "redundant_bytes")
         return FileIndexLayout(magic, version, head_length, tuple(columns), redundant_length, redundant, size)
+
+    @staticmethod
+    def _column(h: ByteReader, i: int, head_length: int, size: int) -> ColumnIndexes:
+        """Column ``i`` of the head: its name and its entries (every entry in the body or empty)."""
+        entries: list[IndexEntry] | None = None
+        try:
+            name = h.utf("name", _NAMES)
+            index_count = h.check_count(h.i32("index_count"), _MIN_ENTRY_BYTES, "index_count")
+            entries = []
+            for _ in range(index_count):
+                index_type = h.utf("index_type", _NAMES)
+                start_at = h.pos
+                start, length = h.unpack(_ENTRY, "start")
+                if start != EMPTY_INDEX_FLAG:
+                    if start < head_length or start > size:
+                        raise h.error("start", f"-1 or {head_length}..{size} (the body)", start,
+                                      at=start_at, detail=f"column {name!r}, index {index_type!r}")
+                    if length < 0 or length > size - start:
+                        raise h.error("length", f"0..{size - start} (to the end of the container)",
+                                      length, at=start_at + 4, detail=f"column {name!r}, index {index_type!r}")
+                entries.append(_entry(index_type, start, length))
+        except CorruptFileError as e:
+            raise e.within(f"columns[{i}]." if entries is None else f"columns[{i}].indexes[{len(entries)}].") from None
+        return ColumnIndexes(name, tuple(entries))
 
     def _read_exact(self, offset: int, length: int, field: str) -> bytes:
         first = self._first
@@ -412,22 +410,9 @@ class FileIndexFormatReader:
         return out
 
 
-_HEAD_PREFIX = struct.Struct(">qiii")  # magic, version, head_length, column_count
-_I32 = struct.Struct(">i")
 _ENTRY = struct.Struct(">ii")  # start, length
 _NAMES: dict[bytes, str] = {}  # modified UTF-8 -> text of the column and index type names seen
 _new = object.__new__
-
-
-def _name(raw: bytes) -> str:
-    """``decode_modified_utf8(raw)``, remembered (every container repeats the same few names)."""
-    name = _NAMES.get(raw)
-    if name is None:
-        name = decode_modified_utf8(raw)
-        if len(_NAMES) >= 4096:
-            _NAMES.clear()
-        _NAMES[raw] = name
-    return name
 
 
 def _entry(index_type: str, start: int, length: int) -> IndexEntry:
@@ -435,65 +420,6 @@ def _entry(index_type: str, start: int, length: int) -> IndexEntry:
     entry = _new(IndexEntry)
     entry.__dict__.update(index_type=index_type, start=start, length=length)
     return entry
-
-
-def _parse_valid_head(first: bytes, size: int) -> FileIndexLayout | None:
-    """The layout of a well-formed head held in ``first``; None when any check of the
-    field-by-field parser (:meth:`FileIndexFormatReader._parse_head_checked`) could fail, so that
-    parser reports the problem. Unpacks with precompiled structs instead of one call per field.
-    """
-    if len(first) < _HEAD_PREFIX.size:
-        return None
-    magic, version, head_length, column_count = _HEAD_PREFIX.unpack_from(first, 0)
-    if (magic != MAGIC or version != VERSION_1 or head_length < MIN_HEAD_LENGTH or head_length > size
-            or head_length > len(first)):
-        return None
-    pos = _PREFIX + 4
-    if column_count < 0 or column_count * _MIN_COLUMN_BYTES > head_length - pos:
-        return None
-    columns: list[ColumnIndexes] = []
-    for _ in range(column_count):
-        if pos + 2 > head_length:
-            return None
-        n = first[pos] << 8 | first[pos + 1]
-        end = pos + 2 + n
-        if end + 4 > head_length:
-            return None
-        try:
-            name = _name(first[pos + 2:end])
-        except UnicodeDecodeError:
-            return None
-        index_count = _I32.unpack_from(first, end)[0]
-        pos = end + 4
-        if index_count < 0 or index_count * _MIN_ENTRY_BYTES > head_length - pos:
-            return None
-        entries: list[IndexEntry] = []
-        for _ in range(index_count):
-            if pos + 2 > head_length:
-                return None
-            n = first[pos] << 8 | first[pos + 1]
-            end = pos + 2 + n
-            if end + 8 > head_length:
-                return None
-            try:
-                index_type = _name(first[pos + 2:end])
-            except UnicodeDecodeError:
-                return None
-            start, length = _ENTRY.unpack_from(first, end)
-            pos = end + 8
-            if start != EMPTY_INDEX_FLAG and (start < head_length or start > size
-                                              or length < 0 or length > size - start):
-                return None
-            entries.append(_entry(index_type, start, length))
-        columns.append(ColumnIndexes(name, tuple(entries)))
-    if pos + 4 > head_length:
-        return None
-    redundant_length = _I32.unpack_from(first, pos)[0]
-    pos += 4
-    if redundant_length < 0 or redundant_length > head_length - pos:
-        return None
-    redundant = bytes(first[pos:pos + redundant_length])
-    return FileIndexLayout(magic, version, head_length, tuple(columns), redundant_length, redundant, size)
 
 
 # ---- writer ----------------------------------------------------------------------------------

@@ -4,13 +4,22 @@ Each read names the field it reads. Reading past the end, a negative length or a
 cannot fit in the remaining bytes raises :class:`~paimon_lens.errors.CorruptFileError` with the
 file path, the byte offset of the field, and what was expected and found, before any
 allocation is made. Multi-byte integers are big-endian unless the method name ends in ``_le``.
+
+Bulk primitives check once and then read many fields: :meth:`ByteReader.unpack` (one ``struct``),
+:meth:`ByteReader.records` (``count`` fixed-size records as a numpy structured array, or as
+tuples) and :meth:`ByteReader.length_prefixed` (``count`` records of an i32 length, that many
+bytes and a fixed tail, checked record by record so the error names the first bad one).
 """
 
 from __future__ import annotations
 
 import struct
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CorruptFileError
+
+if TYPE_CHECKING:  # numpy is imported by the bulk primitives only (a slow import)
+    import numpy as np
 
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
@@ -182,15 +191,88 @@ class ByteReader:
         self.pos += n
         return v
 
-    def utf(self, field: str) -> str:
-        """Java ``DataInput.readUTF``: u16 length, then modified UTF-8."""
+    def unpack(self, st: struct.Struct, field: str) -> tuple[Any, ...]:
+        """The fields of one ``struct`` (checked once for all of them)."""
+        self.need(st.size, field)
+        v = st.unpack_from(self._data, self.pos)
+        self.pos += st.size
+        return v
+
+    def _record_area(self, count: int, size: int, field: str, limit: int | None) -> int:
+        """Check that ``count`` records of ``size`` bytes fit before ``limit``; their byte count."""
+        end = len(self._data) if limit is None else limit
+        if count < 0:
+            raise self.error(field, "a non-negative count", count)
+        n = count * size
+        if n > end - self.pos:
+            raise self.error(field, f"{count} entries of {size} bytes", f"{end - self.pos} bytes left",
+                             detail="truncated")
+        return n
+
+    def records(self, dtype: np.dtype[Any], count: int, field: str, limit: int | None = None) -> np.ndarray[Any, Any]:
+        """``count`` records of a numpy ``dtype`` (a read-only view of the buffer), checked once.
+
+        ``limit`` (default: the buffer end) is where the records must end by.
+        """
+        import numpy as np
+
+        n = self._record_area(count, dtype.itemsize, field, limit)
+        out = np.frombuffer(self._data, dtype, count, self.pos)
+        self.pos += n
+        return out
+
+    def tuples(self, st: struct.Struct, count: int, field: str, limit: int | None = None) -> list[tuple[Any, ...]]:
+        """``count`` records of one ``struct`` as tuples, checked once (no numpy: for a few records)."""
+        n = self._record_area(count, st.size, field, limit)
+        out = list(st.iter_unpack(self._view[self.pos:self.pos + n]))
+        self.pos += n
+        return out
+
+    def length_prefixed(self, count: int, tail: int, field: str, limit: int | None = None) -> list[int]:
+        """``count`` records of (i32 length ``n``, ``n`` bytes, ``tail`` bytes): where each record starts.
+
+        Record ``i``'s bytes are ``data[starts[i] + 4:starts[i + 1] - tail]`` (the last ends at
+        the new position). Every length is checked against ``limit`` (default: the buffer end);
+        the first bad one raises, naming ``field[i].length`` and its offset.
+        """
+        data = self._data
+        end = len(data) if limit is None else limit
+        pos = self.pos
+        starts: list[int] = []
+        append = starts.append
+        unpack = _I32.unpack_from
+        for i in range(count):
+            if pos + 4 > end:
+                raise self.error(f"{field}[{i}].length", "4 more bytes", f"{end - pos} left",
+                                 detail="truncated", at=pos)
+            n = unpack(data, pos)[0]
+            if n < 0 or n > end - pos - 4 - tail:
+                raise self.error(f"{field}[{i}].length", f"a length within the {end - pos - 4 - tail} bytes left",
+                                 n, at=pos)
+            append(pos)
+            pos += 4 + n + tail
+        self.pos = pos
+        return starts
+
+    def utf(self, field: str, memo: dict[bytes, str] | None = None) -> str:
+        """Java ``DataInput.readUTF``: u16 length, then modified UTF-8.
+
+        ``memo`` remembers decoded texts by their bytes (for names repeated in every record).
+        """
         start = self.pos
         n = self.u16(field + ".length")
         raw = self.raw(n, field)
+        if memo is not None and (text := memo.get(raw)) is not None:
+            return text
         try:
-            return decode_modified_utf8(raw)
+            text = decode_modified_utf8(raw)
         except UnicodeDecodeError as e:
             raise self.error(field, "modified UTF-8", raw[:32].hex(), detail=str(e), at=start) from None
+        if memo is not None:
+            if len(memo) >= 4096:
+                memo.clear()
+            memo[raw] = text
+        return text
 
     def sub(self, start: int, length: int, field: str) -> ByteReader:
         """A reader over ``[start, start + length)`` of this buffer (offsets stay file offsets)."""
