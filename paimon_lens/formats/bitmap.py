@@ -67,7 +67,7 @@ from .bitmap_meta import (
     key_codec,
 )
 from .float_keys import F32_MASK, F64_MASK, bits_array
-from .grouping import bulk_or_replay, first_occurrence_codes
+from .grouping import CodedRows, first_occurrence_codes, write_batch
 from .index_reader import FileIndexReader
 from .result import BitmapIndexResult, FileIndexResult
 from .roaring import portable_cardinalities, serialized_size
@@ -884,10 +884,13 @@ class BitmapIndexWriter:
     """Builds a bitmap index byte-identical to Paimon's ``BitmapFileIndex`` writer.
 
     Values are written row by row with :meth:`write`, or many at once with :meth:`write_many`
-    (the same bytes, vectorised; internal values, None is a null). The dictionary (V1) and the
-    bitmap body (both versions) follow ``java.util.HashMap`` iteration order, reproduced by
-    :class:`~paimon_lens.formats.bitmap_meta.JavaHashMapOrder` (in closed form by
-    :func:`~paimon_lens.formats.bitmap_meta.hashmap_order` for bulk writes); V2 index blocks are sorted.
+    (internal values, None is a null); either way the rows are kept as dictionary codes
+    (:class:`~paimon_lens.formats.grouping.CodedRows`) and :meth:`serialized_bytes` lays the
+    index out from them in one vectorised pass. The dictionary (V1) and the bitmap body (both
+    versions) follow ``java.util.HashMap`` iteration order, in closed form
+    (:func:`~paimon_lens.formats.bitmap_meta.hashmap_order`), replayed by
+    :class:`~paimon_lens.formats.bitmap_meta.JavaHashMapOrder` where a tree bin forms; V2 index
+    blocks are sorted.
 
     Args:
         data_type: the column type.
@@ -903,34 +906,20 @@ class BitmapIndexWriter:
         self.version = version
         self.index_block_size = parse_memory_size(index_block_size)
         self._codec = key_codec(data_type)
-        self._positions: dict[Hashable, list[int]] = {}
-        self._nulls: list[int] = []
-        self._order = JavaHashMapOrder()
-        self._rows = 0
-        self._bulk: _BulkRows | None = None  # rows written by write_many into an empty writer
+        self._coded = CodedRows()
+        self._bulk: _BulkRows | None = None  # the rows' layout state, until more rows are written
+
+    @property
+    def _rows(self) -> int:
+        return self._coded.rows
 
     def write(self, value: Any) -> None:
         """Append one row."""
-        if self._bulk is not None:
-            self._unbulk()
-        self._add(self._codec.literal_key(value), value)
-
-    def _add(self, key: Hashable, value: Any) -> None:
-        codec = self._codec
-        row = self._rows
-        if key is None:
-            self._nulls.append(row)
-        else:
-            rows = self._positions.get(key)
-            if rows is None:
-                if not codec.in_range(key):
-                    raise ValueError(f"{value!r} is out of range for {self.data_type}")
-                self._positions[key] = [row]
-                self._order.insert(key, codec.java_hash(key))
-            else:
-                rows.append(row)
-                self._order.access()
-        self._rows = row + 1
+        key = self._codec.literal_key(value)
+        if key is not None and key not in self._coded and not self._codec.in_range(key):
+            raise ValueError(f"{value!r} is out of range for {self.data_type}")
+        self._coded.add(key)
+        self._bulk = None
 
     def write_all(self, values: Iterable[Any]) -> None:
         """Append rows (:meth:`write_many`)."""
@@ -939,105 +928,28 @@ class BitmapIndexWriter:
     def write_many(self, values: Iterable[Any]) -> None:
         """Append rows in bulk: the same bytes as :meth:`write` of each value, much faster.
 
-        Into an empty writer the values are grouped at once (a dict of the distinct values, numpy
-        for the rows) and :meth:`serialized_bytes` lays the index out vectorised, with the HashMap
-        order in closed form (:func:`~paimon_lens.formats.bitmap_meta.hashmap_order`). A value
-        :meth:`write` would reject makes this replay :meth:`write` one value at a time, which
-        raises the same error after the same rows; so does a writer that already holds rows.
+        The values are grouped at once (a dict of the distinct values, numpy for the rows). A
+        value :meth:`write` would reject makes this write them one at a time, which raises the
+        same error after the same rows.
         """
-        bulk = bulk_or_replay(values, self._rows == 0 and self._bulk is None,
-                              lambda vals: _BulkRows(*_group_keys(self._codec, vals)), self.write,
-                              (TypeError, ValueError, OverflowError))
-        if bulk is not None:
-            self._bulk = bulk
-            self._rows = len(bulk.codes)
+        def group(vals: list[Any]) -> bool:
+            self._coded.add_grouped(*_group_keys(self._codec, vals))
+            return True
 
-    def _unbulk(self) -> None:
-        """Turn rows written in bulk into the row-by-row state (before more rows are written)."""
-        bulk, self._bulk = self._bulk, None
-        assert bulk is not None
-        self._rows = 0
-        keys = bulk.keys
-        for code in bulk.codes.tolist():
-            key = None if code < 0 else keys[code]
-            self._add(key, key)
+        write_batch(values, group, self.write, (TypeError, ValueError, OverflowError))
+        self._bulk = None
+
+    def _state(self) -> _BulkRows:
+        """The rows as one :class:`_BulkRows` (kept, and shared by copies of the writer)."""
+        if self._bulk is None:
+            self._bulk = _BulkRows(self._coded.keys(), self._coded.codes())
+        return self._bulk
 
     def serialized_bytes(self) -> bytes:
         """The index bytes, as Paimon's ``serializedBytes()`` returns them."""
-        if self._bulk is not None:
-            return self._bulk_bytes(self._bulk)
-        codec = self._codec
-        null_bm = BitMap(self._nulls)
-        null_bm.run_optimize()
-        null_bytes = null_bm.serialize()
-        n_nulls = len(self._nulls)
-        null_offset = -1 - self._nulls[0] if n_nulls == 1 else 0
-        offset = len(null_bytes) if n_nulls > 1 else 0
-        entries: list[tuple[Hashable, int, int]] = []  # key, offset, length (-1: single row)
-        body: list[bytes] = [null_bytes] if n_nulls > 1 else []
-        for key in self._order.order():
-            rows = self._positions[key]
-            if len(rows) == 1:
-                entries.append((key, -1 - rows[0], -1))
-            else:
-                bm = BitMap(rows)
-                bm.run_optimize()
-                raw = bm.serialize()
-                entries.append((key, offset, len(raw)))
-                body.append(raw)
-                offset += len(raw)
-        out = bytearray()
-        out.append(self.version)
-        out += struct.pack(">ii?", self._rows, len(entries), n_nulls > 0)
-        if n_nulls:
-            out += _I32.pack(null_offset)
-        if self.version == VERSION_1:
-            for key, off, _ in entries:
-                out += codec.encode(key)
-                out += _I32.pack(off)
-        else:
-            if n_nulls:
-                out += _I32.pack(len(null_bytes))
-            out += self._v2_index(sorted(entries, key=lambda e: e[0]))  # type: ignore[arg-type,return-value]
-        for raw in body:
-            out += raw
-        return bytes(out)
-
-    def _v2_index(self, entries: list[tuple[Hashable, int, int]]) -> bytes:
-        codec = self._codec
-        limit = self.index_block_size
-        blocks: list[list[tuple[Hashable, int, int]]] = []
-        sizes: list[int] = []
-        for e in entries:
-            entry_bytes = 8 + codec.key_size(e[0])
-            if blocks and sizes[-1] + entry_bytes <= limit:
-                blocks[-1].append(e)
-                sizes[-1] += entry_bytes
-            elif 4 + entry_bytes <= limit:
-                blocks.append([e])
-                sizes.append(4 + entry_bytes)
-            else:
-                raise ValueError(f"index-block-size {limit} is too small for one entry of {entry_bytes} bytes "
-                                 "(Paimon fails with 'index fail')")
-        out = bytearray(_I32.pack(len(blocks)))
-        block_offset = 0
-        for block, size in zip(blocks, sizes):
-            out += codec.encode(block[0][0])
-            out += _I32.pack(block_offset)
-            block_offset += size
-        out += _I32.pack(block_offset)
-        for block in blocks:
-            out += _I32.pack(len(block))
-            for key, off, length in block:
-                out += codec.encode(key)
-                out += struct.pack(">ii", off, length)
-        return bytes(out)
-
-    # -- bulk layout (write_many) ----------------------------------------------------------------
-    def _bulk_bytes(self, bulk: _BulkRows) -> bytes:
-        """:meth:`serialized_bytes` of rows written by :meth:`write_many` (vectorised)."""
         import numpy as np
 
+        bulk = self._state()
         codec = self._codec
         lay = bulk.layout(codec)
         n_nulls = lay.null_count
@@ -1060,12 +972,13 @@ class BitmapIndexWriter:
         else:
             if n_nulls:
                 out += _I32.pack(len(lay.null_bytes))
-            out += self._bulk_v2_index(bulk, lay)
+            out += self._v2_index(bulk, lay)
         out += lay.body
         return bytes(out)
 
-    def _bulk_v2_index(self, bulk: _BulkRows, lay: _BulkLayout) -> bytes:
-        """:meth:`_v2_index` of a bulk layout: the block directory and the index blocks."""
+    def _v2_index(self, bulk: _BulkRows, lay: _BulkLayout) -> bytes:
+        """The V2 block directory and index blocks: entries sorted by key, cut greedily into blocks of
+        at most ``index-block-size`` bytes (``4 + sum(8 + key bytes)``)."""
         import numpy as np
 
         codec = self._codec
@@ -1084,7 +997,7 @@ class BitmapIndexWriter:
             records = np.frombuffer(rec.tobytes(), dtype=np.uint8)
             sizes = np.full(k, rec.dtype.itemsize, dtype=np.int64)
             starts = np.arange(k, dtype=np.int64) * rec.dtype.itemsize
-        # blocks: greedy, as _v2_index; ends[i] is the byte end of entry i in ``records``
+        # ends[i] is the byte end of entry i in ``records``
         ends = starts + sizes
         bounds: list[tuple[int, int]] = []  # entry index ranges
         i = 0
@@ -1148,7 +1061,7 @@ class _BulkLayout:
 
 
 class _BulkRows:
-    """Rows written by :meth:`BitmapIndexWriter.write_many`: distinct keys and each row's key code.
+    """The rows of a :class:`BitmapIndexWriter`: distinct keys and each row's key code.
 
     ``keys`` are the distinct non-null raw keys in first-occurrence order; ``codes[row]`` is the
     index of the row's key, -1 for a null. The layout is computed once and shared by copies of

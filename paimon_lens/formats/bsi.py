@@ -41,7 +41,7 @@ from ..io.byte_reader import ByteReader
 from ..types import DataType
 from . import roaring
 from .bit_slice import rows_bitmap, serialize_bitmap
-from .grouping import bulk_or_replay
+from .grouping import write_batch
 from .index_reader import FileIndexReader
 from .range_bitmap_dictionary import INT64_MAX, INT64_MIN, decimal_unscaled, long_to_value, timestamp_long
 from .result import REMAIN, BitmapIndexResult, FileIndexResult
@@ -455,28 +455,29 @@ class BsiFileIndexReader(FileIndexReader):
 
 class BsiWriter:
     """Builds bsi bytes, byte-identical to Paimon's writer (:meth:`write` row by row or
-    :meth:`write_many` in bulk: the same bytes)."""
+    :meth:`write_many` in bulk: the same bytes).
+
+    Either way every row's long and whether it is non-null are kept (numpy arrays, a batch at a
+    time); :meth:`serialized_bytes` builds every slice from them in one vectorised pass.
+    """
 
     def __init__(self, data_type: DataType) -> None:
         check_type(data_type)
         self.data_type = data_type
-        self._values: list[int | None] = []
-        self._bulk: tuple[Any, Any] | None = None  # (longs, non-null mask) from write_many
+        self._batches: list[tuple[Any, Any]] = []  # (longs, non-null mask) per write_many batch
+        self._pending: list[int | None] = []  # rows written one at a time since the last batch
 
     def write_many(self, values: Iterable[Any]) -> None:
         """Append many rows: the same bytes as :meth:`write` of each value, much faster.
 
-        Into an empty writer the longs are kept as a numpy array (plain ``int`` columns are
-        converted at once) and :meth:`serialized_bytes` builds every slice with one vectorised
-        pass. A value :meth:`write` would reject makes this replay :meth:`write` one value at a
-        time (the same error after the same rows); so does a writer that already holds rows.
+        The longs are converted at once (plain ``int`` columns in one numpy call). A value
+        :meth:`write` would reject makes this write them one at a time (the same error after the
+        same rows).
         """
-        bulk = bulk_or_replay(values, not self._values and self._bulk is None, self._bulk_longs, self.write)
-        if bulk is not None:
-            self._bulk = bulk
+        write_batch(values, self._add_longs, self.write)
 
-    def _bulk_longs(self, vals: list[Any]) -> tuple[Any, Any] | None:
-        """``(longs, non-null mask)`` of the rows, None if one is ``Long.MIN_VALUE``.
+    def _add_longs(self, vals: list[Any]) -> bool:
+        """Append ``vals`` as one batch; False if one is ``Long.MIN_VALUE`` (:meth:`write` raises).
 
         Raises what :meth:`write` raises for a value it rejects.
         """
@@ -489,72 +490,43 @@ class BsiWriter:
             present = [to_long(self.data_type, v) for v in present]
         longs = np.array(present, dtype=np.int64)
         if (longs == INT64_MIN).any():
-            return None
+            return False
         mask = np.fromiter((v is not None for v in vals), dtype=bool, count=len(vals))
         full = np.zeros(len(vals), dtype=np.int64)
         full[mask] = longs
-        return full, mask
+        self._flush()
+        self._batches.append((full, mask))
+        return True
 
-    def _unbulk(self) -> None:
-        """Turn rows written in bulk into the row-by-row state (before more rows are written)."""
-        bulk, self._bulk = self._bulk, None
-        assert bulk is not None
-        longs, mask = bulk
-        self._values = [v if m else None for v, m in zip(longs.tolist(), mask.tolist())]
+    def _flush(self) -> None:
+        if self._pending:
+            import numpy as np
+
+            rows = self._pending
+            mask = np.array([v is not None for v in rows], dtype=bool)
+            self._batches.append((np.array([0 if v is None else v for v in rows], dtype=np.int64), mask))
+            self._pending = []
 
     def write(self, value: Any) -> None:
         """Append one row's value (None for null). ValueError for ``Long.MIN_VALUE`` (Java fails too)."""
-        if self._bulk is not None:
-            self._unbulk()
         if value is None:
-            self._values.append(None)
+            self._pending.append(None)
             return
         v = to_long(self.data_type, value)
         if v == INT64_MIN:
             raise ValueError("the bsi index cannot store Long.MIN_VALUE")
-        self._values.append(v)
+        self._pending.append(v)
 
     def serialized_bytes(self) -> bytes:
         """The index bytes."""
-        if self._bulk is not None:
-            return _bulk_bytes(*self._bulk)
-        pos_rows: dict[int, BitMap] = {}
-        neg_rows: dict[int, BitMap] = {}
-        for rid, v in enumerate(self._values):
-            if v is None:
-                continue
-            target, key = (neg_rows, -v) if v < 0 else (pos_rows, v)
-            bm = target.get(key)
-            if bm is None:
-                bm = target[key] = BitMap()
-            bm.add(rid)
-        out = bytearray([VERSION]) + len(self._values).to_bytes(4, "big", signed=True)
-        for part in (pos_rows, neg_rows):
-            if part:
-                out += b"\x01" + _serialize_half(part)
-            else:
-                out += b"\x00"
-        return bytes(out)
+        import numpy as np
 
-
-def _serialize_half(rows: dict[int, BitMap]) -> bytes:
-    hi = max(rows)
-    count = hi.bit_length()  # min is always 0: 64 - numberOfLeadingZeros(max - 0)
-    ebm = BitMap()
-    slices = [BitMap() for _ in range(count)]
-    for value, bm in rows.items():
-        ebm |= bm
-        i = 0
-        while value:
-            if value & 1:
-                slices[i] |= bm
-            value >>= 1
-            i += 1
-    out = bytearray([VERSION]) + (0).to_bytes(8, "big", signed=True) + hi.to_bytes(8, "big", signed=True)
-    out += serialize_bitmap(ebm) + count.to_bytes(4, "big", signed=True)
-    for s in slices:
-        out += serialize_bitmap(s)
-    return bytes(out)
+        self._flush()
+        if len(self._batches) != 1:
+            longs = np.concatenate([b[0] for b in self._batches]) if self._batches else np.zeros(0, dtype=np.int64)
+            mask = np.concatenate([b[1] for b in self._batches]) if self._batches else np.zeros(0, dtype=bool)
+            self._batches = [(longs, mask)]
+        return _bulk_bytes(*self._batches[0])
 
 
 _PLAIN_INTS = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "DATE", "TIME"})
@@ -576,7 +548,8 @@ def _bulk_bytes(longs: Any, mask: Any) -> bytes:
 
 
 def _serialize_half_rows(rows: Any, values: Any) -> bytes:
-    """:func:`_serialize_half` from sorted row positions and their non-negative values (numpy)."""
+    """One half of the bsi (the non-negative values, or the negated negative ones): the existence
+    bitmap and the bit slices, from sorted row positions and their values (numpy)."""
     hi = int(values.max())
     count = hi.bit_length()
     out = bytearray([VERSION]) + (0).to_bytes(8, "big", signed=True) + hi.to_bytes(8, "big", signed=True)

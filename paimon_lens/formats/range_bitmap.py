@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pyroaring import BitMap
 
@@ -40,7 +40,7 @@ from ..io.byte_reader import ByteReader
 from ..options import parse_memory_size
 from ..types import DataType
 from .bit_slice import BitSliceIndexBitmap, max_code, read_bit_slice, write_bit_slice_codes
-from .grouping import bulk_or_replay, first_occurrence_codes
+from .grouping import CodedRows, first_occurrence_codes, write_batch
 from .index_reader import FileIndexReader
 from .range_bitmap_dictionary import (
     ChunkedDictionary,
@@ -467,6 +467,12 @@ class RangeBitmapWriter:
     """Builds range-bitmap bytes, byte-identical to Paimon's writer (:meth:`write` row by row or
     :meth:`write_many` in bulk: the same bytes).
 
+    Either way the rows are kept as dictionary codes
+    (:class:`~paimon_lens.formats.grouping.CodedRows`); :meth:`serialized_bytes` writes the
+    dictionary and the bit-slice index from them vectorised
+    (:func:`~.range_bitmap_dictionary.write_dictionary_bulk`,
+    :func:`~.bit_slice.write_bit_slice_codes`).
+
     Args:
         data_type: the column type.
         chunk_size: dictionary chunk size in bytes, or a Paimon memory size string (``"16kb"``);
@@ -480,76 +486,47 @@ class RangeBitmapWriter:
         self.chunk_size = parse_memory_size(chunk_size) if isinstance(chunk_size, str) else int(chunk_size)
         if self.chunk_size < 0:
             raise ValueError(f"chunk size must be non-negative, not {chunk_size}")
-        self.row_count = 0
-        self._rows: dict[Key, BitMap] = {}
-        self._bulk: _BulkRows | None = None  # rows written by write_many into an empty writer
+        self._coded = CodedRows()
+        self._bulk: _BulkRows | None = None  # the rows' sorted keys and bit slices, until more rows come
         self._check_fit = self.codec.kind in _INT_RANGES
         self._string_keys = self.codec.kind == "str"
+
+    @property
+    def row_count(self) -> int:
+        """Rows written so far."""
+        return self._coded.rows
 
     def write_many(self, values: Iterable[Any]) -> None:
         """Append many rows: the same bytes as :meth:`write` of each value, much faster.
 
-        Into an empty writer the values are grouped at once (distinct keys in a dict, each row's
-        key code in a numpy array) and :meth:`serialized_bytes` writes the dictionary and the
-        bit-slice index vectorised (:func:`~.range_bitmap_dictionary.write_dictionary_bulk`,
-        :func:`~.bit_slice.write_bit_slice_codes`). A value :meth:`write` would reject makes this
-        replay :meth:`write` one value at a time (the same error after the same rows); so does a
-        writer that already holds rows.
+        The values are grouped at once (distinct keys in a dict, each row's key code in a numpy
+        array). A value :meth:`write` would reject makes this write them one at a time (the same
+        error after the same rows).
         """
-        bulk = bulk_or_replay(values, self.row_count == 0 and self._bulk is None,
-                              lambda vals: _BulkRows(*_group_keys(self.codec, vals)), self.write)
-        if bulk is not None:
-            self._bulk = bulk
-            self.row_count = len(bulk.codes)
+        def group(vals: list[Any]) -> bool:
+            self._coded.add_grouped(*_group_keys(self.codec, vals))
+            return True
 
-    def _unbulk(self) -> None:
-        """Turn rows written in bulk into the row-by-row state (before more rows are written)."""
-        bulk, self._bulk = self._bulk, None
-        assert bulk is not None
-        keys = bulk.keys
-        for row, code in enumerate(bulk.codes.tolist()):
-            if code >= 0:
-                bm = self._rows.get(keys[code])
-                if bm is None:
-                    bm = self._rows[keys[code]] = BitMap()
-                bm.add(row)
+        write_batch(values, group, self.write)
+        self._bulk = None
 
     def write(self, value: Any) -> None:
         """Append one row's value (None for null)."""
-        if self._bulk is not None:
-            self._unbulk()
+        key = None
         if value is not None:
             key = self.codec.from_value(value)
             # range check: encode() fails for integers outside the key width and strings of 2 GiB
             # or more; float and boolean keys always fit
             if self._check_fit or (self._string_keys and len(key) > _MAX_I32):  # type: ignore[arg-type]
                 self.codec.encode(key)
-            bm = self._rows.get(key)
-            if bm is None:
-                bm = self._rows[key] = BitMap()
-            bm.add(self.row_count)
-        self.row_count += 1
+        self._coded.add(key)
+        self._bulk = None
 
     def serialized_bytes(self) -> bytes:
         """The index bytes."""
-        if self._bulk is not None:
-            return self._bulk_bytes(self._bulk)
-        import numpy as np
-
-        keys = sorted(self._rows)
-        # the vectorised serializers write what write_dictionary / write_bit_slice write (tested)
-        codes = np.full(self.row_count, -1, dtype=np.int64)
-        for code, k in enumerate(keys):
-            codes[self._rows[k].to_array()] = code
-        header = bytes([VERSION]) + _i32(self.row_count) + _i32(len(keys))
-        if keys:
-            header += self.codec.encode(keys[0]) + self.codec.encode(keys[-1])
-        dictionary = write_dictionary_bulk(keys, self.codec, self.chunk_size)
-        header += _i32(len(dictionary))
-        return _i32(len(header)) + header + dictionary + write_bit_slice_codes(codes, len(keys))
-
-    def _bulk_bytes(self, bulk: _BulkRows) -> bytes:
-        """:meth:`serialized_bytes` of rows written by :meth:`write_many`."""
+        bulk = self._bulk
+        if bulk is None:
+            bulk = self._bulk = _BulkRows(cast(list[Key], self._coded.keys()), self._coded.codes())
         keys = bulk.sorted_keys()
         header = bytes([VERSION]) + _i32(self.row_count) + _i32(len(keys))
         if keys:
@@ -560,7 +537,7 @@ class RangeBitmapWriter:
 
 
 class _BulkRows:
-    """Rows written by :meth:`RangeBitmapWriter.write_many`: distinct keys and each row's key code.
+    """The rows of a :class:`RangeBitmapWriter`: distinct keys and each row's key code.
 
     ``keys`` are the distinct non-null sort keys in first-occurrence order, ``codes[row]`` the
     index of the row's key (-1 for a null). The sorted keys and the bit-slice index do not depend
