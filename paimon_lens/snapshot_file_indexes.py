@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING, Any, cast
 from .engines.files import map_file_chunks
 from .engines.local import LOCAL
 from .errors import PaimonLensError
-from .formats.bitmap import BitmapValueCounts
 from .formats.file_index_format import FileIndexFormatReader, IndexEntry, index_field_type
 from .formats.index_reader import FileIndexReader
+from .formats.summary import VALUE_FIELDS
 from .types import DataType
 
 if TYPE_CHECKING:
     from .engines.base import Engine
     from .metadata.snapshot_reader import LiveFile, SnapshotReader
 
-VALUE_KEYS = frozenset({"min", "max"})
+VALUE_KEYS = VALUE_FIELDS
 
 
 @dataclass(frozen=True)
@@ -71,32 +71,9 @@ class IndexInfo:
 
 
 def summarize(reader: FileIndexReader) -> dict[str, Any]:
-    """A flat dict of a reader's ``summary()`` (nested per-value details left out)."""
-    fn = getattr(reader, "summary", None) or getattr(reader, "info", None)
-    if fn is None:
-        return {}
-    raw = fn()
-    if dataclasses.is_dataclass(raw) and not isinstance(raw, type):
-        items = {f.name: getattr(raw, f.name) for f in dataclasses.fields(raw)}
-        for name in ("index_block_count", "dictionary_bytes"):
-            if hasattr(raw, name):
-                items[name] = getattr(raw, name)
-    elif isinstance(raw, dict):
-        items = dict(raw)
-    else:
-        return {}
-    out: dict[str, Any] = {}
-    for k, v in items.items():
-        if k == "index_type":
-            continue
-        if isinstance(v, BitmapValueCounts):  # a bitmap summary's values, records built on access
-            if v:
-                continue  # per-value details have their own frames
-            v = ()
-        if isinstance(v, (tuple, list)) and v and dataclasses.is_dataclass(v[0]):
-            continue  # per-value details have their own frames
-        out[k] = list(v) if isinstance(v, tuple) else v
-    return out
+    """The flat facts of a reader's :class:`~paimon_lens.formats.summary.IndexSummary` ({} if none)."""
+    summary = reader.summary()
+    return {} if summary is None else summary.fields()
 
 
 def open_container(table: SnapshotReader, lf: LiveFile) -> FileIndexFormatReader | None:

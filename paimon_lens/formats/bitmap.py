@@ -50,7 +50,7 @@ import struct
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, pairwise
-from typing import TYPE_CHECKING, Any, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, cast, overload
 
 from pyroaring import BitMap
 
@@ -71,6 +71,7 @@ from .grouping import CodedRows, first_occurrence_codes, write_batch
 from .index_reader import FileIndexReader
 from .result import BitmapIndexResult, FileIndexResult
 from .roaring import portable_cardinalities, serialized_size
+from .summary import IndexSummary
 
 if TYPE_CHECKING:  # at run time numpy is imported inside the functions using it (a slow import)
     import numpy as np
@@ -184,7 +185,7 @@ class BitmapIndexBlockInfo:
 
 
 @dataclass(frozen=True)
-class BitmapIndexSummary:
+class BitmapIndexSummary(IndexSummary):
     """What one bitmap index holds, for a ``file_indexes()`` frame.
 
     Byte counts split the index into ``header_bytes`` (everything before the V2 index blocks, or
@@ -194,6 +195,10 @@ class BitmapIndexSummary:
     :class:`BitmapValueCounts`, whose records are built only when read. Do not key a dict by
     float values (Python has ``-0.0 == 0.0``, the index does not).
     """
+
+    index_type: ClassVar[str] = "bitmap"
+    derived: ClassVar[tuple[str, ...]] = ("index_block_count", "dictionary_bytes")
+    detail: ClassVar[frozenset[str]] = frozenset({"values", "index_blocks"})
 
     version: int
     row_count: int
@@ -682,15 +687,14 @@ class BitmapFileIndexReader(FileIndexReader):
             if a < len(run.keys):
                 yield from _split(run[a:], split)
 
-    def _entry_error(self, run: _Run, k: int) -> CorruptFileError:
-        """The error of entry ``k`` of a run, which the bulk decoder rejected (the entry decoder names it)."""
-        key = run.keys[k]
+    def _entry_error(self, offset: int, length: int, key: Hashable) -> CorruptFileError:
+        """The error of an entry the bulk decoder rejected (the entry decoder names it)."""
         try:
-            self._read_sized(run.offsets[k], run.lengths[k], key)
+            self._read_sized(offset, length, key)
         except CorruptFileError as e:
             return e
         return self._r.error(self._field(key), "a bitmap the bulk decoder accepts", "one it rejects",
-                             at=self.body_start + run.offsets[k])
+                             at=self.body_start + offset)
 
     def _decode_bulk(self, run: _Run) -> tuple[list[BitMap], CorruptFileError | None]:
         """The rows of each entry of a bulk run, in order, up to the first one rejected, and its error.
@@ -721,7 +725,7 @@ class BitmapFileIndexReader(FileIndexReader):
             rejected = next(i for i, bm in enumerate(bms) if bm and bm.max() >= row_count)
         if rejected is None:
             return bms, None
-        return bms[:rejected], self._entry_error(run, rejected)
+        return bms[:rejected], self._entry_error(run.offsets[rejected], run.lengths[rejected], run.keys[rejected])
 
     def _decoded(self) -> Iterator[tuple[_Run, list[BitMap]]]:
         """Every entry with its rows, in stored order, a run at a time (the run's prefix before an error).
@@ -749,8 +753,7 @@ class BitmapFileIndexReader(FileIndexReader):
 
         The row counts of small bitmaps come from their serialized form
         (:func:`~paimon_lens.formats.roaring.portable_cardinalities`, all runs at once); the others,
-        and any small one it does not vouch for, are decoded by :meth:`_decode_bulk`, whose first
-        rejected entry raises.
+        and any small one it does not vouch for, are deserialised by :meth:`_bulk_counts`.
         """
         if not runs:
             return
@@ -769,14 +772,8 @@ class BitmapFileIndexReader(FileIndexReader):
         counts, ok = portable_cardinalities(self._r.data, starts, stored_lengths, self.row_count,
                                             _COUNT_MAX_BYTES)
         if not ok.all():
-            todo = np.flatnonzero(stored)[np.flatnonzero(~ok)]  # entries of the runs to deserialise
-            run_keys = runs[0].keys if len(runs) == 1 else list(chain.from_iterable(run.keys for run in runs))
-            sub = _Run(list(map(run_keys.__getitem__, todo.tolist())), offsets[todo].tolist(),
-                       lengths[todo].tolist(), offsets[todo], lengths[todo])
-            bms, error = self._decode_bulk(sub)
-            if error is not None:
-                raise error
-            counts[np.flatnonzero(~ok)] = list(map(len, bms))
+            todo = np.flatnonzero(~ok)
+            counts[todo] = self._bulk_counts(starts[todo], stored_lengths[todo], runs, np.flatnonzero(stored)[todo])
         for run in runs:
             keys += run.keys
         if all_stored:
@@ -787,6 +784,28 @@ class BitmapFileIndexReader(FileIndexReader):
             row_counts[stored] = counts
             rows += row_counts.tolist()
             sizes += np.where(stored, lengths, 0).tolist()
+
+    def _bulk_counts(self, starts: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64], runs: list[_Run],
+                     entries: npt.NDArray[np.int64]) -> list[int]:
+        """Row counts of stored bitmaps (``entries`` index the entries of ``runs``), deserialised one
+        after another and not kept; the first one pyroaring or the row check rejects raises the
+        entry decoder's error for it."""
+        data, row_count = self._r.data, self.row_count
+        counts: list[int] = []
+        append = counts.append
+        ranges = map(slice, starts.tolist(), (starts + lengths).tolist())
+        try:
+            for bm in map(_deserialize, map(data.__getitem__, ranges)):
+                if bm and bm.max() >= row_count:
+                    break
+                append(len(bm))
+            else:
+                return counts
+        except Exception:  # pyroaring raises ValueError / IndexError on invalid input
+            pass
+        k = len(counts)
+        run_keys = runs[0].keys if len(runs) == 1 else list(chain.from_iterable(run.keys for run in runs))
+        raise self._entry_error(int(starts[k]) - self.body_start, int(lengths[k]), run_keys[int(entries[k])])
 
     def iter_bitmaps(self) -> Iterator[tuple[Any, BitMap]]:
         """Every distinct non-null value with its rows, in stored order (V2: sorted).

@@ -42,7 +42,7 @@ import struct
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -53,6 +53,7 @@ from ..io.byte_reader import ByteReader
 from ..types import EPOCH_DATE, DataType, Timestamp
 from .index_reader import FileIndexReader
 from .result import REMAIN, SKIP, FileIndexResult
+from .summary import IndexSummary
 
 INDEX_TYPE = "bloom-filter"
 DEFAULT_ITEMS = 1_000_000
@@ -419,12 +420,14 @@ class BloomFilter64:
 
 
 @dataclass(frozen=True)
-class BloomFilterInfo:
-    """What one bloom-filter index holds, for display and advice.
+class BloomFilterInfo(IndexSummary):
+    """What one bloom-filter index holds, for display and advice (the bloom-filter summary).
 
     ``estimated_items`` is ``-num_bits / k * ln(1 - bits_set / num_bits)`` (infinite when every
     bit is set); ``false_positive_probability`` is ``(bits_set / num_bits) ** k``.
     """
+
+    index_type: ClassVar[str] = INDEX_TYPE
 
     num_hash_functions: int
     stored_num_hash_functions: int
@@ -497,6 +500,10 @@ class BloomFilterFileIndexReader(FileIndexReader):
     def num_bits(self) -> int:
         """Size of the bit set in bits."""
         return self.filter.num_bits
+
+    def summary(self) -> BloomFilterInfo:
+        """Bit statistics and estimates of this filter (:meth:`info`)."""
+        return self.info()
 
     def info(self) -> BloomFilterInfo:
         """Bit statistics and estimates of this filter."""

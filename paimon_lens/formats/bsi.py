@@ -32,7 +32,7 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from pyroaring import BitMap, FrozenBitMap
 
@@ -45,6 +45,7 @@ from .grouping import write_batch
 from .index_reader import FileIndexReader
 from .range_bitmap_dictionary import INT64_MAX, INT64_MIN, decimal_unscaled, long_to_value, timestamp_long
 from .result import REMAIN, BitmapIndexResult, FileIndexResult
+from .summary import IndexSummary
 
 VERSION = 1
 INDEX_TYPE = "bsi"
@@ -255,25 +256,44 @@ class BsiIndex:
             lo, hi = pos
         return lo, hi
 
-    def summary(self) -> dict[str, Any]:
-        """One row for a ``file_indexes()`` frame (min/max as internal values)."""
+    def summary(self) -> BsiSummary:
+        """What the index holds, for a ``file_indexes()`` frame (min/max as internal values)."""
         bounds = self.value_bounds()
         dt = self.data_type
-        return {
-            "index_type": INDEX_TYPE,
-            "version": self.version,
-            "row_count": self.row_count,
-            "null_count": self.row_count - len(self.positive.ebm | self.negative.ebm),
-            "min": None if bounds is None else long_to_value(dt, bounds[0]),
-            "max": None if bounds is None else long_to_value(dt, bounds[1]),
-            "positive_rows": len(self.positive.ebm),
-            "negative_rows": len(self.negative.ebm),
-            "positive_slices": self.positive.slice_count,
-            "negative_slices": self.negative.slice_count,
-            "positive_bytes": self.positive.length,
-            "negative_bytes": self.negative.length,
-            "total_bytes": self.length,
-        }
+        return BsiSummary(
+            version=self.version,
+            row_count=self.row_count,
+            null_count=self.row_count - len(self.positive.ebm | self.negative.ebm),
+            min=None if bounds is None else long_to_value(dt, bounds[0]),
+            max=None if bounds is None else long_to_value(dt, bounds[1]),
+            positive_rows=len(self.positive.ebm),
+            negative_rows=len(self.negative.ebm),
+            positive_slices=self.positive.slice_count,
+            negative_slices=self.negative.slice_count,
+            positive_bytes=self.positive.length,
+            negative_bytes=self.negative.length,
+            total_bytes=self.length,
+        )
+
+
+@dataclass(frozen=True)
+class BsiSummary(IndexSummary):
+    """What one bsi index holds: rows, nulls, the value range, and each half's rows, slices and bytes."""
+
+    index_type: ClassVar[str] = INDEX_TYPE
+
+    version: int
+    row_count: int
+    null_count: int
+    min: Any
+    max: Any
+    positive_rows: int
+    negative_rows: int
+    positive_slices: int
+    negative_slices: int
+    positive_bytes: int
+    negative_bytes: int
+    total_bytes: int
 
 
 def _read_half(r: ByteReader, name: str, row_count: int) -> BsiHalf:
@@ -347,7 +367,7 @@ class BsiFileIndexReader(FileIndexReader):
         self.data_type = data_type
         self.index = read_bsi(data_type, data, path, base)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> BsiSummary:
         """See :meth:`BsiIndex.summary`."""
         return self.index.summary()
 

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .result import REMAIN, SKIP, FileIndexResult
+from .summary import IndexSummary
 
 
 class FileIndexReader:
@@ -40,6 +41,10 @@ class FileIndexReader:
     """
 
     note: str | None = None
+
+    def summary(self) -> IndexSummary | None:
+        """What the index holds (an :class:`~paimon_lens.formats.summary.IndexSummary`); None here."""
+        return None
 
     def visit_is_null(self) -> FileIndexResult:
         """``IS NULL``."""

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from pyroaring import BitMap
 
@@ -51,6 +51,7 @@ from .range_bitmap_dictionary import (
     write_dictionary_bulk,
 )
 from .result import REMAIN, BitmapIndexResult, FileIndexResult
+from .summary import IndexSummary
 
 VERSION = 1
 INDEX_TYPE = "range-bitmap"
@@ -59,6 +60,28 @@ _NULLS_FIRST = {"NULLS FIRST", "NULLS_FIRST", "FIRST"}
 _NULLS_LAST = {"NULLS LAST", "NULLS_LAST", "LAST"}
 _ASC = {"ASC", "ASCENDING"}
 _DESC = {"DESC", "DESCENDING"}
+
+
+@dataclass(frozen=True)
+class RangeBitmapSummary(IndexSummary):
+    """What one range-bitmap index holds: rows, nulls, distinct values and range, and its byte split
+    into header, dictionary (chunks of keys) and the bit-slice index of the dictionary codes."""
+
+    index_type: ClassVar[str] = INDEX_TYPE
+
+    version: int
+    row_count: int
+    null_count: int
+    cardinality: int
+    min: Any
+    max: Any
+    dictionary_chunks: int
+    dictionary_chunk_sizes: tuple[int, ...]
+    slice_count: int
+    header_bytes: int
+    dictionary_bytes: int
+    bsi_bytes: int
+    total_bytes: int
 
 
 @dataclass(frozen=True, eq=False)
@@ -238,25 +261,24 @@ class RangeBitmap:
         return bitmap
 
     # -- summary --------------------------------------------------------------------------------------
-    def summary(self) -> dict[str, Any]:
-        """One row for a ``file_indexes()`` frame (values in internal form)."""
+    def summary(self) -> RangeBitmapSummary:
+        """What the index holds, for a ``file_indexes()`` frame (values in internal form)."""
         d = self.dictionary
-        return {
-            "index_type": INDEX_TYPE,
-            "version": self.version,
-            "row_count": self.row_count,
-            "null_count": self.row_count - len(self.bsi.ebm),
-            "cardinality": self.cardinality,
-            "min": self.min,
-            "max": self.max,
-            "dictionary_chunks": d.chunk_count,
-            "dictionary_chunk_sizes": [c.key_count for c in d.chunks],
-            "slice_count": self.bsi.slice_count,
-            "header_bytes": 4 + self.header_length,
-            "dictionary_bytes": self.dictionary_length,
-            "bsi_bytes": self.bsi.length,
-            "total_bytes": self.length,
-        }
+        return RangeBitmapSummary(
+            version=self.version,
+            row_count=self.row_count,
+            null_count=self.row_count - len(self.bsi.ebm),
+            cardinality=self.cardinality,
+            min=self.min,
+            max=self.max,
+            dictionary_chunks=d.chunk_count,
+            dictionary_chunk_sizes=tuple(c.key_count for c in d.chunks),
+            slice_count=self.bsi.slice_count,
+            header_bytes=4 + self.header_length,
+            dictionary_bytes=self.dictionary_length,
+            bsi_bytes=self.bsi.length,
+            total_bytes=self.length,
+        )
 
 
 def _limit(bitmap: BitMap, k: int) -> BitMap:
@@ -365,7 +387,7 @@ class RangeBitmapFileIndexReader(FileIndexReader):
         self.data_type = data_type
         self.index = read_range_bitmap(data_type, data, path, base)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> RangeBitmapSummary:
         """See :meth:`RangeBitmap.summary`."""
         return self.index.summary()
 

@@ -18,6 +18,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..formats.bitmap import BitmapFileIndexReader
 from ..snapshot_file_indexes import VALUE_KEYS, IndexInfo
 from ..values import to_json, to_python
 
@@ -134,15 +135,16 @@ def bitmap_values_frame(table: SnapshotReader, infos: Sequence[IndexInfo], colum
 
     rows = []
     for info in infos:
-        if info.index_type != "bitmap" or info.column != column or info.reader is None:
+        reader = info.reader
+        if info.index_type != "bitmap" or info.column != column or not isinstance(reader, BitmapFileIndexReader):
             continue
         base = {"partition": _partition(table, info), "bucket": info.file.entry.bucket,
                 "file_name": info.file.entry.file.file_name, "column": column}
-        summary = info.reader.summary()  # type: ignore[attr-defined]
+        summary = reader.summary()
         if summary.null_count:
             rows.append({**base, "value": None, "rows": summary.null_count, "bitmap_bytes": summary.null_bitmap_bytes})
         dtype = info.data_type
-        for v in info.reader.values():  # type: ignore[attr-defined]
+        for v in reader.values():
             value = to_python(v.value, dtype) if dtype is not None else v.value
             rows.append({**base, "value": value, "rows": v.row_count,
                          "bitmap_bytes": len(v.bitmap) if v.stored else 0})
