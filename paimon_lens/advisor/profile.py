@@ -52,7 +52,6 @@ data file that cannot be read is recorded in ``errors`` and the others are profi
 from __future__ import annotations
 
 import contextlib
-import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -66,14 +65,12 @@ import pyarrow.compute as pc
 
 from ..consistency import consistent
 from ..engines.files import engine_of, map_file_chunks, task_count
-from ..errors import CorruptFileError, PaimonLensError, UnsupportedError
-from ..io.fileio import check_size, local_path, read_file
-from ..metadata.row_ranges import is_blob_file, written_field_ids
-from ..pruning.truth import read_columns
+from ..errors import CorruptFileError, PaimonLensError
+from ..formats.data_file import arrow_from_internal, arrow_type, internal_values, read_stored_columns
+from ..metadata.row_ranges import is_blob_file
 from ..snapshot_deletion_vectors import deletion_vector_infos
-from ..types import DataField, DataType, Timestamp
-from ..values import float32, to_internal, to_json, to_python
-from ..writer.schema import arrow_type
+from ..types import DataField, DataType
+from ..values import float32, to_json, to_python
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -338,88 +335,23 @@ def _file_column_record(f: FileProfile, c: FileColumnProfile, dtype: DataType, p
 
 # ---- reading -----------------------------------------------------------------------------------
 
-def internal_values(arr: pa.Array, dtype: DataType) -> list[Any]:
-    """Arrow values (as a data file stores ``dtype``) -> internal values (see :mod:`paimon_lens.types`)."""
-    t = arr.type
-    if pa.types.is_timestamp(t):
-        per = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1000, "ns": 1}[t.unit]
-        out: list[Any] = []
-        for v in arr.cast(pa.int64()).to_pylist():
-            out.append(None if v is None else Timestamp(*divmod(v * per, 1_000_000)))
-        return out
-    if pa.types.is_date32(t):
-        return list(arr.cast(pa.int32()).to_pylist())
-    if pa.types.is_time32(t) or pa.types.is_time64(t):
-        to_ms = {"s": lambda v: v * 1000, "ms": lambda v: v, "us": lambda v: v // 1000, "ns": lambda v: v // 1_000_000}
-        f = to_ms[t.unit]
-        raw = arr.cast(pa.int64() if pa.types.is_time64(t) else pa.int32()).to_pylist()
-        return [None if v is None else f(v) for v in raw]
-    return [to_internal(v, dtype) for v in arr.to_pylist()]
-
-
-def _arrow_from_internal(values: Sequence[Any], dtype: DataType) -> pa.Array:
-    """Internal values -> the Arrow array a parquet file would hold (for formats read by ``read_columns``)."""
-    at = arrow_type(dtype)
-    if dtype.is_timestamp:
-        per = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1000, "ns": 1}[at.unit]
-        raw = [None if v is None else (v.millisecond * 1_000_000 + v.nano_of_millisecond) // per for v in values]
-        return pa.array(raw, pa.int64()).cast(at)
-    if dtype.root == "DATE":
-        return pa.array(values, pa.int32()).cast(at)
-    if dtype.root == "TIME":
-        div = 1000 if at.unit == "s" else 1
-        return pa.array([None if v is None else v // div for v in values], pa.int32()).cast(at)
-    return pa.array(values, at)
-
-
 def read_arrow_columns(table: SnapshotReader, lf: LiveFile, fields: Sequence[DataField]) -> dict[int, pa.Array]:
-    """The given table fields of one data file as Arrow arrays (by field id), in physical row order.
+    """The given table fields of one data file as Arrow arrays (by field id), in physical row order,
+    of the table's current types where they cast (else as stored).
 
-    Parquet and ORC are read with pyarrow (only these columns); other formats through
-    :func:`paimon_lens.pruning.truth.read_columns`. A field the file's schema lacks reads as nulls.
+    Read by :func:`~paimon_lens.formats.data_file.read_stored_columns`; a field the file's schema
+    lacks (or the file does not write) reads as nulls.
     """
-    file_schema = table.schema_manager.schema(lf.entry.file.schema_id)
-    by_id = {f.id: f for f in file_schema.fields}
-    written = written_field_ids(table, lf)  # data evolution: a file stores only its _WRITE_COLS
-    present = [f for f in fields if f.id in by_id and f.id in written]
-    names = [by_id[f.id].name for f in present]
     n = lf.entry.file.row_count
     path = table.file_io.join(table.path, lf.path)
-    fmt = lf.path.rsplit(".", 1)[-1].lower()
-    raw: dict[int, pa.Array] = {}
-    try:
-        if fmt in ("parquet", "orc"):
-            local = local_path(table.file_io, path)
-            if local is not None:
-                check_size(table.file_io, path, lf.entry.file.file_size)
-            source: Any = local if local is not None else io.BytesIO(read_file(table.file_io, path,
-                                                                               lf.entry.file.file_size))
-            if fmt == "parquet":
-                import pyarrow.parquet as pq
-
-                with pq.ParquetFile(source) as pf:
-                    arrow = pf.read(columns=names, use_threads=False) if names else None
-            else:
-                import pyarrow.orc as orc
-
-                arrow = orc.ORCFile(source).read(columns=names) if names else None
-            for f, name in zip(present, names):
-                assert arrow is not None
-                raw[f.id] = arrow.column(name).combine_chunks()
-        elif fmt == "avro":
-            values = read_columns(table, lf, [f.id for f in present])
-            raw = {f.id: _arrow_from_internal(values[f.id], f.type) for f in present}
-        else:
-            raise UnsupportedError(f"{path}: cannot read data files of format {fmt!r}")
-    except (OSError, ValueError, KeyError, pa.ArrowException) as e:
-        raise CorruptFileError(path, None, "data file", detail=f"{type(e).__name__}: {e}") from None
+    stored = read_stored_columns(table, lf, [f.id for f in fields])
     out: dict[int, pa.Array] = {}
     for f in fields:
         want = arrow_type(f.type)
-        arr = raw.get(f.id)
-        if arr is None:
+        if f.id not in stored:
             out[f.id] = pa.nulls(n, want)
             continue
+        arr = stored[f.id][1]
         if len(arr) != n:
             raise CorruptFileError(path, None, f"column {f.name}", f"{n} rows (manifest row count)", f"{len(arr)} rows")
         if arr.type != want:
@@ -645,7 +577,7 @@ def _counts_of(values: pa.Array, counts: np.ndarray, probe: list[Any], dtype: Da
     """
     if not probe:
         return []
-    arr = _arrow_from_internal(probe, dtype)
+    arr = arrow_from_internal(probe, dtype)
     if arr.type != values.type:
         arr = arr.cast(values.type)
     uniq = pc.unique(arr)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..formats.bitmap import BitmapFileIndexReader
 from ..snapshot_file_indexes import VALUE_KEYS, IndexInfo
@@ -135,9 +135,9 @@ def bitmap_values_frame(table: SnapshotReader, infos: Sequence[IndexInfo], colum
 
     rows = []
     for info in infos:
-        reader = info.reader
-        if info.index_type != "bitmap" or info.column != column or not isinstance(reader, BitmapFileIndexReader):
+        if info.index_type != "bitmap" or info.column != column or info.reader is None:
             continue
+        reader = cast(BitmapFileIndexReader, info.reader)  # or a DeferredReader standing for one
         base = {"partition": _partition(table, info), "bucket": info.file.entry.bucket,
                 "file_name": info.file.entry.file.file_name, "column": column}
         summary = reader.summary()

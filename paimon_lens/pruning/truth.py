@@ -1,21 +1,20 @@
 """Ground truth: read a data file's predicate columns and find the rows that really match.
 
-Data files are read with pyarrow (parquet, orc) or fastavro (avro), only the columns the
-predicate names, by their name in the file's own schema (so renamed columns are found; a column
-added after the file was written reads as all null). Primary-key files are read as stored
-(physical rows, including rows a deletion vector marks deleted).
+Data files are read by :mod:`paimon_lens.formats.data_file`: only the columns the predicate
+names, by their name in the file's own schema (so renamed columns are found; a column added
+after the file was written reads as all null). Primary-key files are read as stored (physical
+rows, including rows a deletion vector marks deleted).
 """
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap
 
 from ..errors import CorruptFileError, UnsupportedError
-from ..io.fileio import read_file
+from ..formats.data_file import internal_values, read_stored_columns, stored_row_count
 from ..metadata.casts import CastError, cast_function
 from ..metadata.row_ranges import RowRangeGroup, row_range, written_field_ids
 from ..predicate.model import Predicate, leaves
@@ -32,48 +31,17 @@ def read_columns(table: SnapshotReader, lf: LiveFile, field_ids: Sequence[int],
                  cast: bool = True) -> dict[int, list[Any]]:
     """Values of the given table fields (by field id) in one data file, in physical row order.
 
-    ``cast``: values of a column whose type changed since the file was written are cast to the
-    table's current type (as Paimon reads them); False keeps the file's own type.
+    Read by :func:`~paimon_lens.formats.data_file.read_stored_columns` (a field the file does not
+    have or write is absent from the result). ``cast``: values of a column whose type changed
+    since the file was written are cast to the table's current type (as Paimon reads them);
+    False keeps the file's own type.
     """
-    file_schema = table.schema_manager.schema(lf.entry.file.schema_id)
-    by_id = {f.id: f for f in file_schema.fields}
-    written = written_field_ids(table, lf)  # _WRITE_COLS: a data-evolution file stores only these
-    wanted = {fid: by_id[fid] for fid in field_ids if fid in by_id and fid in written}
     path = table.file_io.join(table.path, lf.path)
-    names = [f.name for f in wanted.values()]
-    fmt = lf.path.rsplit(".", 1)[-1].lower()
-    if fmt not in ("parquet", "orc", "avro"):
-        raise UnsupportedError(f"{path}: cannot read data files of format {fmt!r}")
-    try:
-        data = read_file(table.file_io, path, lf.entry.file.file_size)
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
-
-            arrow = pq.read_table(io.BytesIO(data), columns=names, use_threads=False)  # small files: no pool
-            raw = {n: arrow.column(n).to_pylist() for n in names}
-            rows = arrow.num_rows
-        elif fmt == "orc":
-            import pyarrow.orc as orc
-
-            arrow = orc.read_table(io.BytesIO(data), columns=names)
-            raw = {n: arrow.column(n).to_pylist() for n in names}
-            rows = arrow.num_rows
-        else:
-            import fastavro
-
-            records = [r for r in fastavro.reader(io.BytesIO(data)) if isinstance(r, dict)]
-            raw = {n: [r.get(n) for r in records] for n in names}
-            rows = len(records)
-    except (OSError, ValueError, LookupError, TypeError, NotImplementedError, ArithmeticError) as e:
-        # pyarrow's ArrowException subclasses are among these (ArrowNotImplementedError, ArrowInvalid ...)
-        raise CorruptFileError(path, None, "data file", detail=f"{type(e).__name__}: {e}") from None
-    if rows != lf.entry.file.row_count:  # the manifest's count sizes every row mask and selection
-        raise CorruptFileError(path, None, "rows", f"{lf.entry.file.row_count} (manifest _ROW_COUNT)", rows)
     current = {f.id: f for f in table.schema.fields}
     out: dict[int, list[Any]] = {}
-    for fid, f in wanted.items():
+    for fid, (f, arr) in read_stored_columns(table, lf, field_ids).items():
         try:
-            values = [to_internal(v, f.type) for v in raw[f.name]]
+            values = internal_values(arr, f.type)
         except _VALUE_ERRORS as e:
             raise CorruptFileError(path, None, f"column {f.name} ({f.type})",
                                    detail=f"its values do not fit the type: {type(e).__name__}: {e}") from None
@@ -142,7 +110,11 @@ def group_matching_positions(table: SnapshotReader, group: RowRangeGroup, predic
                                    "which paimon-lens does not read")
         sources[idx] = (fid, source)
     if data and any(source is None for _, source in sources.values()):
-        read_columns(table, data[0], [])  # the row count is checked against the file before nulls are made up
+        # the row count is checked against the file's footer before nulls are made up
+        rows = stored_row_count(table, data[0])
+        if rows != data[0].entry.file.row_count:
+            raise CorruptFileError(table.file_io.join(table.path, data[0].path), None, "rows",
+                                   f"{data[0].entry.file.row_count} (manifest _ROW_COUNT)", rows)
     columns: dict[int, Sequence[Any]] = {}
     for idx, (fid, source) in sources.items():
         if source is None:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..formats.data_file import arrow_type
 from ..metadata.binary_row import encode_binary_row
 from ..types import DataField
 from .avro import MANIFEST_VERSION
@@ -40,7 +41,6 @@ from .schema import (
     SEQUENCE_NUMBER_FIELD_ID,
     VALUE_KIND,
     VALUE_KIND_FIELD_ID,
-    arrow_type,
 )
 from .stats import KEY_STATS_MODE, column_modes, column_stats, stats_record
 

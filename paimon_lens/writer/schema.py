@@ -98,32 +98,6 @@ def paimon_type(arrow_type: pa.DataType, nullable: bool = True) -> DataType:
     return dt if nullable else dt.copy(False)
 
 
-def arrow_type(dtype: DataType) -> pa.DataType:
-    """The Arrow type a data file stores a Paimon type as (the inverse of :func:`paimon_type`)."""
-    import pyarrow as pa
-
-    r = dtype.root
-    simple = {"BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(), "INT": pa.int32(),
-              "BIGINT": pa.int64(), "FLOAT": pa.float32(), "DOUBLE": pa.float64(), "DATE": pa.date32()}
-    if r in simple:
-        return simple[r]
-    if dtype.is_string:
-        return pa.string()
-    if r == "VARBINARY":
-        return pa.binary()
-    if r == "BINARY":
-        return pa.binary(dtype.length or 1)
-    if r == "TIME":
-        return pa.time32("s" if (dtype.precision or 0) == 0 else "ms")
-    if dtype.is_timestamp:
-        p = dtype.precision if dtype.precision is not None else 6
-        unit = "s" if p == 0 else "ms" if p <= 3 else "us" if p <= 6 else "ns"
-        return pa.timestamp(unit, tz="UTC" if r == "TIMESTAMP_LTZ" else None)
-    if r == "DECIMAL":
-        return pa.decimal128(dtype.precision or 10, dtype.scale or 0)
-    raise ValueError(f"no Arrow type for {dtype}")
-
-
 def fields_from_arrow(schema: pa.Schema, primary_keys: tuple[str, ...]) -> tuple[DataField, ...]:
     """Paimon fields (ids 0..N-1) of an Arrow schema; primary-key columns become NOT NULL."""
     names = schema.names

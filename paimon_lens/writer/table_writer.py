@@ -48,6 +48,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..formats.data_file import arrow_type
 from ..metadata.binary_row import encode_binary_row
 from ..metadata.bucket import bucket_of
 from ..metadata.paths import bucket_dir, partition_path
@@ -58,7 +59,7 @@ from .avro import MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA, MANIFEST_VERSION
 from .data_file import FileSpec, write_data_file
 from .file_index import in_manifest_threshold, parse_index_options, validate_index_specs
 from .meta_file import meta_file_bytes
-from .schema import arrow_type, fields_from_arrow, paimon_json, schema_json
+from .schema import fields_from_arrow, paimon_json, schema_json
 from .stats import column_modes
 
 if TYPE_CHECKING:
