@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..consistency import consistent
 from ..errors import PaimonLensError
+from ..frame_columns import RECOMMENDATION_COLUMNS, TRADEOFF_COLUMNS
 from ..pruning.versions import rules_of
 from ..workload import Workload, as_workload
 from ..writer.file_index import DEFAULT_IN_MANIFEST_THRESHOLD, PREFIX, in_manifest_threshold, parse_index_options
@@ -261,26 +262,6 @@ class Advice:
         return f"<Advice {self.table.path!r}: " + "; ".join(
             f"{r.column}: {what(r)}" for r in self.recommendations) + ">"
 
-
-RECOMMENDATION_COLUMNS = {
-    "column": "column", "action": "add, change, keep, drop or none", "index_type": "index type (None: no index)",
-    "options": "index options", "label": "the candidate chosen", "index_bytes": "index bytes over all files",
-    "files_skipped_per_query": "files skipped per query on the column",
-    "bytes_avoided_per_query": "data bytes not read per query on the column",
-    "rows_avoided_per_query": "rows removed per query on the column",
-    "index_bytes_read_per_query": "index bytes read per query on the column",
-    "baseline_bytes_per_query": "bytes those queries read without file indexes",
-    "column_queries": "workload queries naming the column", "confidence": "high, medium or low",
-    "reason": "why",
-}
-
-TRADEOFF_COLUMNS = {
-    "column": "column", "label": "candidate", "index_type": "index type", "options": "options",
-    "index_bytes": "index bytes over all files", "bytes_avoided_per_query": "per column query",
-    "rows_avoided_per_query": "per column query", "files_skipped_per_query": "per column query",
-    "index_bytes_read_per_query": "per column query", "cost": "index bytes + query_runs x bytes read",
-    "eligible": "within NEAR_BEST of the best gain", "chosen": "the recommendation",
-}
 
 
 def _escape(text: str) -> str:

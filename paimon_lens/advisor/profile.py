@@ -67,6 +67,7 @@ from ..consistency import consistent
 from ..engines.files import engine_of, map_file_chunks, task_count
 from ..errors import CorruptFileError, PaimonLensError
 from ..formats.data_file import arrow_from_internal, arrow_type, internal_values, read_stored_columns
+from ..frame_columns import COLUMN_FRAME_COLUMNS, FILE_FRAME_COLUMNS
 from ..metadata.row_ranges import is_blob_file
 from ..snapshot_deletion_vectors import deletion_vector_infos
 from ..types import DataField, DataType
@@ -198,38 +199,6 @@ class ColumnProfile:
         """Rows holding a value."""
         return self.rows - self.null_count
 
-
-COLUMN_FRAME_COLUMNS = {
-    "column": "column name", "type": "Paimon type", "partition_key": "a partition key",
-    "files": "profiled files", "rows": "rows of the profiled files", "null_count": "null values",
-    "null_ratio": "null_count / rows", "nan_count": "NaN values (FLOAT/DOUBLE)",
-    "distinct_count": "distinct non-null values (exact union, or the GEE estimate)",
-    "distinct_exact": "distinct_count is exact", "distinct_low": "lower bound of the distinct count",
-    "distinct_high": "upper bound of the distinct count",
-    "distinct_error": "GEE ratio-error factor sqrt(N/n) of an estimated distinct_count",
-    "min": "smallest value", "max": "largest value",
-    "top_values": "most frequent values and their counts", "top1_ratio": "share of the most frequent value",
-    "top10_ratio": "share of the 10 most frequent values", "mean_file_distinct": "mean distinct values per file",
-    "max_file_distinct": "largest distinct count of one file",
-    "overlap_ratio": "mean fraction of other files whose [min, max] overlaps a file's",
-    "point_lookup_files_ratio": "mean fraction of files a point lookup on an existing value reads by min/max",
-    "sorted_ratio": "fraction of adjacent non-null values in non-decreasing order",
-    "sorted_files": "files whose values are sorted", "min_length": "shortest value (bytes)",
-    "avg_length": "mean value length (bytes)", "max_length": "longest value (bytes)",
-    "profiled_rows": "non-null rows distinct counts and top values come from",
-}
-
-FILE_FRAME_COLUMNS = {
-    "file_name": "data file name", "partition": "partition values", "bucket": "bucket", "level": "LSM level",
-    "column": "column name", "rows": "rows of the file", "deleted_rows": "rows deleted by a deletion vector",
-    "null_count": "null values", "nan_count": "NaN values", "distinct_count": "distinct non-null values",
-    "min": "smallest value", "max": "largest value", "top_values": "most frequent values and their counts",
-    "sorted_ratio": "fraction of adjacent non-null values in non-decreasing order",
-    "descending_ratio": "fraction of adjacent non-null values in non-increasing order",
-    "is_sorted": "all values non-decreasing", "is_strictly_sorted": "all values increasing",
-    "min_length": "shortest value (bytes)", "avg_length": "mean value length (bytes)",
-    "max_length": "longest value (bytes)", "profiled_rows": "non-null rows top values come from",
-}
 
 
 @dataclass(frozen=True)

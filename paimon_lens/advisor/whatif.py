@@ -71,6 +71,7 @@ from ..formats.range_bitmap import RangeBitmapFileIndexReader, RangeBitmapWriter
 from ..formats.range_bitmap_dictionary import ChunkedDictionary, Key
 from ..formats.registry import UnsupportedIndexReader, create_reader
 from ..formats.result import BitmapIndexResult
+from ..frame_columns import QUERY_COLUMNS, WHATIF_COLUMNS
 from ..metadata.row_ranges import is_blob_file
 from ..options import parse_memory_size
 from ..predicate.model import LeafPredicate, Predicate
@@ -262,37 +263,6 @@ class WhatIfResult:
         return (f"<WhatIfResult {self.table_path}: {len(self.candidates)} candidates x {len(self.queries)} queries "
                 f"on {self.sampled_files}/{self.files} files in {self.seconds:.1f}s>")
 
-
-WHATIF_COLUMNS = {
-    "column": "indexed column (table schema; '*' for the current indexes)",
-    "index_type": "bloom-filter, bitmap, range-bitmap, bsi, a+b for combinations, none, current",
-    "label": "the candidate", "options": "index options (file-index.<type>.<column>.<key>)",
-    "index_bytes": "container bytes over all files (extrapolated when sampled)",
-    "sampled_index_bytes": "container bytes over the sampled files (measured)",
-    "mean_index_bytes_per_file": "mean container bytes of the files that have one",
-    "max_index_bytes_per_file": "largest container",
-    "embedded_files": "files whose container is embedded at the table's in-manifest-threshold",
-    "manifest_growth_bytes": "container bytes embedded in manifests at that threshold (uncompressed)",
-    "files_skipped_per_query": "data files the index skips, weighted mean over all queries",
-    "files_skipped_per_column_query": "the same over the queries that name the column",
-    "bytes_avoided_per_query": "data-file bytes not read thanks to the index, weighted mean",
-    "bytes_avoided_ratio": "bytes avoided / bytes the baseline reads",
-    "rows_avoided_per_query": "rows not handed to the row filter (skipped files + bitmap selections)",
-    "index_bytes_read_per_query": "index bytes the lookups read (container heads included), weighted mean",
-    "column_queries": "queries naming the column",
-    "build_seconds": "Python build time of the containers (extrapolated when sampled)",
-    "errors": "sampled files whose container could not be built",
-}
-
-QUERY_COLUMNS = {
-    "query": "position in the workload", "where": "the WHERE clause", "weight": "its weight",
-    "column": "candidate column", "label": "candidate", "constrains_column": "the query names the column",
-    "baseline_files": "files read without file indexes", "baseline_bytes": "their bytes",
-    "baseline_rows": "their rows after deletion vectors", "evaluated_files": "sampled baseline files evaluated",
-    "scale": "baseline files / evaluated files", "files_skipped": "files the index skips (scaled)",
-    "bytes_avoided": "data bytes not read (scaled)", "rows_avoided": "rows avoided (scaled)",
-    "index_bytes_read": "index bytes read (scaled)", "index_head_bytes_read": "of which container heads",
-}
 
 
 def _options_text(cand: Candidate) -> str:

@@ -375,6 +375,12 @@ class SnapshotReader:
         return LiveFile(entry, partition, path,
                         FileStats(f, file_schema, self.schema.fields, where + " _VALUE_STATS", layout))
 
+    @property
+    def live_file_count(self) -> int | None:
+        """How many live data files the snapshot has, if they were listed already (None: not yet;
+        asking does not read any manifest)."""
+        return None if self._files is None else len(self._files)
+
     @consistent
     def live_files(self) -> list[LiveFile]:
         """Live data files with partition, path and stats (mapped to :attr:`schema`) decoded."""

@@ -11,6 +11,15 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CorruptFileError, PaimonLensError
+from ..frame_columns import (
+    DELETION_VECTOR_COLUMNS,
+    FILE_COLUMNS,
+    HASH_INDEX_COLUMNS,
+    INDEX_MANIFEST_COLUMNS,
+    MANIFEST_COLUMNS,
+    SCHEMA_COLUMNS,
+    SNAPSHOT_COLUMNS,
+)
 from ..metadata.binary_row import decode_binary_row
 from ..metadata.manifest import FILE_SOURCES, IndexFileMeta, ManifestFileMeta
 from ..metadata.schema import TableSchema
@@ -23,96 +32,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
-
-SNAPSHOT_COLUMNS = {
-    "snapshot_id": "snapshot id",
-    "schema_id": "schema the snapshot was committed with",
-    "commit_kind": "APPEND, COMPACT, OVERWRITE or ANALYZE",
-    "commit_time": "commit time (local time of the writer, as Paimon stores it)",
-    "total_record_count": "records in the table after this commit",
-    "delta_record_count": "records added by this commit",
-    "changelog_record_count": "changelog records of this commit",
-    "commit_user": "writer id",
-    "commit_identifier": "writer's commit identifier",
-    "watermark": "watermark, if any",
-    "base_manifest_list": "manifest list of the files before this commit",
-    "delta_manifest_list": "manifest list of the files this commit changed",
-    "changelog_manifest_list": "changelog manifest list",
-    "index_manifest": "index manifest (deletion vectors, hash index), if any",
-    "version": "snapshot format version",
-    "next_row_id": "next row id (row tracking)",
-}
-
-SCHEMA_COLUMNS = {
-    "schema_id": "schema version",
-    "field_id": "Paimon field id (stable across renames)",
-    "field_name": "column name",
-    "field_type": "Paimon type",
-    "nullable": "whether the column accepts nulls",
-    "is_partition_key": "column is a partition key",
-    "is_primary_key": "column is part of the primary key",
-    "description": "column comment",
-    "time": "when the schema was created",
-}
-
-MANIFEST_COLUMNS = {
-    "list_kind": "base or delta manifest list",
-    "manifest_list": "manifest list file",
-    "file_name": "manifest file",
-    "file_size": "manifest size in bytes",
-    "num_added_files": "ADD entries",
-    "num_deleted_files": "DELETE entries",
-    "schema_id": "schema of the manifest",
-    "partition_min": "minimum partition (per partition column)",
-    "partition_max": "maximum partition (per partition column)",
-    "partition_null_counts": "null count per partition column",
-    "min_bucket": "lowest bucket (2.x)",
-    "max_bucket": "highest bucket (2.x)",
-    "min_level": "lowest LSM level (2.x)",
-    "max_level": "highest LSM level (2.x)",
-}
-
-FILE_COLUMNS = {
-    "partition": "partition values {column: value}",
-    "bucket": "bucket number",
-    "level": "LSM level (0 for append tables)",
-    "file_name": "data file name",
-    "file_path": "path relative to the table directory",
-    "file_format": "parquet, orc or avro (from the file extension)",
-    "file_size": "data file size in bytes",
-    "row_count": "rows in the file (before deletion vectors)",
-    "schema_id": "schema the file was written with",
-    "min_sequence_number": "smallest sequence number",
-    "max_sequence_number": "largest sequence number",
-    "file_source": "APPEND or COMPACT",
-    "creation_time": "when the file was written",
-    "delete_row_count": "rows of kind DELETE/UPDATE_BEFORE in the file",
-    "index_location": "embedded (in the manifest), external (.index file) or none",
-    "index_size": "bytes of the file-index container",
-    "index_file": "external index file, relative to the table directory",
-    "extra_files": "extra files listed in the manifest",
-    "external_path": "data-file external path (2.x)",
-    "first_row_id": "first row id (row tracking)",
-    "last_row_id": "last row id (row tracking): rows [first_row_id, last_row_id]",
-    "write_cols": "columns the file stores (data evolution), None = every column of its schema",
-    "value_stats_cols": "columns with stored stats (dense stats), None = all",
-    "stats_error": "why the stats could not be decoded, if they could not",
-    "error": "why the file cannot be reached (an external path that does not exist), if it cannot",
-    "manifest": "manifest that added the file",
-}
-
-INDEX_MANIFEST_COLUMNS = {
-    "partition": "partition values",
-    "bucket": "bucket",
-    "index_type": "HASH, DELETION_VECTORS, ...",
-    "file_name": "index file name",
-    "file_path": "path relative to the table directory",
-    "file_size": "index file size in bytes",
-    "row_count": "HASH: number of key hashes; DELETION_VECTORS: total deleted rows",
-    "deletion_vector_count": "data files with a deletion vector in this file",
-    "external_path": "external path (2.x)",
-    "manifest": "index manifest",
-}
 
 
 def _frame(rows: list[dict[str, Any]], columns: Iterable[str]) -> pd.DataFrame:
@@ -325,33 +244,6 @@ def index_manifest_frame(table: SnapshotReader, entries: Sequence[IndexFileMeta]
         })
     return _frame(rows, INDEX_MANIFEST_COLUMNS)
 
-
-DELETION_VECTOR_COLUMNS = {
-    "partition": "partition values",
-    "bucket": "bucket",
-    "data_file": "data file the vector belongs to",
-    "index_file": "deletion-vector index file, relative to the table directory",
-    "offset": "byte offset of the blob in the index file (from the index manifest)",
-    "length": "recorded length (32-bit: magic + bitmap; 64-bit: the whole blob)",
-    "kind": "32 (BitmapDeletionVector) or 64 (Bitmap64DeletionVector)",
-    "cardinality": "deleted rows (decoded)",
-    "stored_cardinality": "deleted rows as recorded in the index manifest (2.x)",
-    "row_count": "rows of the data file",
-    "deleted_ratio": "cardinality / row_count",
-    "crc_ok": "the blob's CRC-32 matches (Paimon itself does not check it)",
-    "error": "why the vector could not be decoded, if it could not",
-}
-
-HASH_INDEX_COLUMNS = {
-    "partition": "partition values",
-    "bucket": "bucket",
-    "index_file": "HASH index file, relative to the table directory",
-    "file_size": "bytes",
-    "row_count": "key hashes recorded in the index manifest",
-    "hash_count": "key hashes in the file",
-    "distinct_hashes": "distinct key hashes",
-    "error": "why the file could not be decoded, if it could not",
-}
 
 
 def deletion_vectors_frame(table: SnapshotReader, dvs: Sequence[DeletionVectorInfo]) -> pd.DataFrame:

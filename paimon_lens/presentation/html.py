@@ -57,7 +57,7 @@ def render_table(table: SnapshotReader) -> str:
             when = stamp.strftime("%Y-%m-%d %H:%M:%S UTC")
         except (OverflowError, ValueError, OSError):
             when = f"{snap.time_millis} ms since 1970 (beyond the calendar)"
-    files = None if table._files is None else len(table._files)
+    files = table.live_file_count
     columns = [{"name": f.name, "type": str(f.type),
                 "key": "PK" if f.name in schema.primary_keys else "partition" if f.name in schema.partition_keys
                 else ""} for f in schema.fields]

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ..formats.bitmap import BitmapFileIndexReader
+from ..frame_columns import BITMAP_VALUE_COLUMNS, FILE_INDEX_COLUMNS
 from ..snapshot_file_indexes import VALUE_KEYS, IndexInfo
 from ..values import to_json, to_python
 
@@ -26,29 +27,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..metadata.snapshot_reader import SnapshotReader
-
-FILE_INDEX_COLUMNS = {
-    "partition": "partition values",
-    "bucket": "bucket",
-    "file_name": "data file",
-    "row_count": "rows of the data file",
-    "column": "indexed column (map-key indexes as col[key])",
-    "index_type": "bloom-filter, bitmap, range-bitmap or bsi",
-    "storage": "embedded (in the manifest) or external (.index file)",
-    "index_file": "external index file, relative to the table directory",
-    "bytes": "bytes of this index inside the container",
-    "error": "why the index could not be decoded, if it could not",
-}
-
-BITMAP_VALUE_COLUMNS = {
-    "partition": "partition values",
-    "bucket": "bucket",
-    "file_name": "data file",
-    "column": "indexed column",
-    "value": "a distinct non-null value (None: the null rows)",
-    "rows": "rows holding the value",
-    "bitmap_bytes": "bytes of its serialized bitmap (0 when stored inline as a single row)",
-}
 
 
 def _partition(table: SnapshotReader, info: IndexInfo) -> dict[str, Any]:

@@ -33,17 +33,13 @@ except ImportError:  # pragma: no cover - depends on the environment
     raise PaimonLensError("the explorer needs ipywidgets: pip install 'paimon-lens[notebook]'") from None
 
 from ..errors import PaimonLensError
+from ..frame_columns import INDEX_COLUMNS, SHOWN_FILE_COLUMNS, VERDICT_COLUMNS
 from ..lens_frame import frame_html
 
 if TYPE_CHECKING:
     from ..table import Table
 
 #: the columns of :data:`~paimon_lens.presentation.frames.FILE_COLUMNS` the explorer's files tab shows
-SHOWN_FILE_COLUMNS = ("partition", "bucket", "level", "file_name", "file_format", "file_size", "row_count",
-                      "file_source", "index_location", "index_size")
-INDEX_COLUMNS = ("partition", "bucket", "file_name", "row_count", "index_type", "storage", "bytes", "error")
-VERDICT_COLUMNS = ("file_name", "partition", "bucket", "row_count", "stage", "index_result", "rows_after_dv",
-                   "matching_rows", "reason", "flags")
 TABS = ("Files", "Indexes", "Deletion vectors", "Explain")
 
 

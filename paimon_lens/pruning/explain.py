@@ -28,6 +28,7 @@ from pyroaring import BitMap
 from ..errors import PaimonLensError
 from ..formats.result import BitmapIndexResult, FileIndexResult, first_positions
 from ..formats.roaring import to_bitmap32
+from ..frame_columns import EXPLAIN_COLUMNS
 from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import RowRangeGroup, data_evolution_enabled, row_range_groups
 from ..predicate.model import Predicate, leaves
@@ -247,20 +248,6 @@ class ExplainReport:
         return (f"<ExplainReport {self.where!r}: {s['files']} files -> {s['planned_files']} planned -> "
                 f"{s['read_files']} read ({s['rows_after_dv']} rows)>")
 
-
-EXPLAIN_COLUMNS = {
-    "file_name": "data file", "partition": "partition values", "bucket": "bucket", "level": "LSM level",
-    "row_count": "rows in the file", "file_size": "bytes",
-    "partition_keep": "partition filter keeps the file", "bucket_keep": "bucket filter keeps it (None: not used)",
-    "stats_keep": "manifest min/max/null counts keep it", "index_location": "embedded, external or none",
-    "index_result": "REMAIN, SKIP or NO_INDEX", "index_kind": "REMAIN, SKIP or BITMAP",
-    "index_rows": "rows selected by a bitmap index result", "planned": "in Paimon's scan plan",
-    "read": "opened by the reader", "deleted_rows": "rows marked deleted by a deletion vector",
-    "rows_after_dv": "rows handed to the row filter", "matching_rows": "rows that truly match (truth)",
-    "stage": "stage that removed the file", "reason": "why", "flags": "findings (false positives, bugs)",
-    "error": "what could not be read for the file (index, deletion vector, data): the answer is partial",
-    "branch": "the fallback branch a file comes from (scan.fallback-branch); empty for the table's own",
-}
 
 
 def _stage_row(name: str, files: Sequence[FileVerdict], rows_after: bool = False) -> dict[str, Any]:

@@ -1,0 +1,269 @@
+"""Every frame's columns, in one place: name -> meaning, in the order the frame has them.
+
+Builders produce exactly these columns (``files`` adds ``min(col)``, ``max(col)`` and
+``null_count(col)`` per column of the table schema after them; ``file_indexes`` adds each index
+type's summary fields, :meth:`paimon_lens.formats.summary.IndexSummary.fields`). Units in notebooks
+come from the names (:mod:`paimon_lens.units`); the value types of every column are checked on
+Paimon-written tables by ``tests/test_frame_columns.py``.
+"""
+
+from __future__ import annotations
+
+# ---- metadata frames (snapshots, schemas, manifests, files, index manifest, deletion vectors, hash index) ----
+
+SNAPSHOT_COLUMNS = {
+    "snapshot_id": "snapshot id",
+    "schema_id": "schema the snapshot was committed with",
+    "commit_kind": "APPEND, COMPACT, OVERWRITE or ANALYZE",
+    "commit_time": "commit time (local time of the writer, as Paimon stores it)",
+    "total_record_count": "records in the table after this commit",
+    "delta_record_count": "records added by this commit",
+    "changelog_record_count": "changelog records of this commit",
+    "commit_user": "writer id",
+    "commit_identifier": "writer's commit identifier",
+    "watermark": "watermark, if any",
+    "base_manifest_list": "manifest list of the files before this commit",
+    "delta_manifest_list": "manifest list of the files this commit changed",
+    "changelog_manifest_list": "changelog manifest list",
+    "index_manifest": "index manifest (deletion vectors, hash index), if any",
+    "version": "snapshot format version",
+    "next_row_id": "next row id (row tracking)",
+}
+
+SCHEMA_COLUMNS = {
+    "schema_id": "schema version",
+    "field_id": "Paimon field id (stable across renames)",
+    "field_name": "column name",
+    "field_type": "Paimon type",
+    "nullable": "whether the column accepts nulls",
+    "is_partition_key": "column is a partition key",
+    "is_primary_key": "column is part of the primary key",
+    "description": "column comment",
+    "time": "when the schema was created",
+}
+
+MANIFEST_COLUMNS = {
+    "list_kind": "base or delta manifest list",
+    "manifest_list": "manifest list file",
+    "file_name": "manifest file",
+    "file_size": "manifest size in bytes",
+    "num_added_files": "ADD entries",
+    "num_deleted_files": "DELETE entries",
+    "schema_id": "schema of the manifest",
+    "partition_min": "minimum partition (per partition column)",
+    "partition_max": "maximum partition (per partition column)",
+    "partition_null_counts": "null count per partition column",
+    "min_bucket": "lowest bucket (2.x)",
+    "max_bucket": "highest bucket (2.x)",
+    "min_level": "lowest LSM level (2.x)",
+    "max_level": "highest LSM level (2.x)",
+}
+
+FILE_COLUMNS = {
+    "partition": "partition values {column: value}",
+    "bucket": "bucket number",
+    "level": "LSM level (0 for append tables)",
+    "file_name": "data file name",
+    "file_path": "path relative to the table directory",
+    "file_format": "parquet, orc or avro (from the file extension)",
+    "file_size": "data file size in bytes",
+    "row_count": "rows in the file (before deletion vectors)",
+    "schema_id": "schema the file was written with",
+    "min_sequence_number": "smallest sequence number",
+    "max_sequence_number": "largest sequence number",
+    "file_source": "APPEND or COMPACT",
+    "creation_time": "when the file was written",
+    "delete_row_count": "rows of kind DELETE/UPDATE_BEFORE in the file",
+    "index_location": "embedded (in the manifest), external (.index file) or none",
+    "index_size": "bytes of the file-index container",
+    "index_file": "external index file, relative to the table directory",
+    "extra_files": "extra files listed in the manifest",
+    "external_path": "data-file external path (2.x)",
+    "first_row_id": "first row id (row tracking)",
+    "last_row_id": "last row id (row tracking): rows [first_row_id, last_row_id]",
+    "write_cols": "columns the file stores (data evolution), None = every column of its schema",
+    "value_stats_cols": "columns with stored stats (dense stats), None = all",
+    "stats_error": "why the stats could not be decoded, if they could not",
+    "error": "why the file cannot be reached (an external path that does not exist), if it cannot",
+    "manifest": "manifest that added the file",
+}
+
+INDEX_MANIFEST_COLUMNS = {
+    "partition": "partition values",
+    "bucket": "bucket",
+    "index_type": "HASH, DELETION_VECTORS, ...",
+    "file_name": "index file name",
+    "file_path": "path relative to the table directory",
+    "file_size": "index file size in bytes",
+    "row_count": "HASH: number of key hashes; DELETION_VECTORS: total deleted rows",
+    "deletion_vector_count": "data files with a deletion vector in this file",
+    "external_path": "external path (2.x)",
+    "manifest": "index manifest",
+}
+
+DELETION_VECTOR_COLUMNS = {
+    "partition": "partition values",
+    "bucket": "bucket",
+    "data_file": "data file the vector belongs to",
+    "index_file": "deletion-vector index file, relative to the table directory",
+    "offset": "byte offset of the blob in the index file (from the index manifest)",
+    "length": "recorded length (32-bit: magic + bitmap; 64-bit: the whole blob)",
+    "kind": "32 (BitmapDeletionVector) or 64 (Bitmap64DeletionVector)",
+    "cardinality": "deleted rows (decoded)",
+    "stored_cardinality": "deleted rows as recorded in the index manifest (2.x)",
+    "row_count": "rows of the data file",
+    "deleted_ratio": "cardinality / row_count",
+    "crc_ok": "the blob's CRC-32 matches (Paimon itself does not check it)",
+    "error": "why the vector could not be decoded, if it could not",
+}
+
+HASH_INDEX_COLUMNS = {
+    "partition": "partition values",
+    "bucket": "bucket",
+    "index_file": "HASH index file, relative to the table directory",
+    "file_size": "bytes",
+    "row_count": "key hashes recorded in the index manifest",
+    "hash_count": "key hashes in the file",
+    "distinct_hashes": "distinct key hashes",
+    "error": "why the file could not be decoded, if it could not",
+}
+
+# ---- file-index frames (file_indexes; each index type's summary fields follow these columns) ----
+
+FILE_INDEX_COLUMNS = {
+    "partition": "partition values",
+    "bucket": "bucket",
+    "file_name": "data file",
+    "row_count": "rows of the data file",
+    "column": "indexed column (map-key indexes as col[key])",
+    "index_type": "bloom-filter, bitmap, range-bitmap or bsi",
+    "storage": "embedded (in the manifest) or external (.index file)",
+    "index_file": "external index file, relative to the table directory",
+    "bytes": "bytes of this index inside the container",
+    "error": "why the index could not be decoded, if it could not",
+}
+
+BITMAP_VALUE_COLUMNS = {
+    "partition": "partition values",
+    "bucket": "bucket",
+    "file_name": "data file",
+    "column": "indexed column",
+    "value": "a distinct non-null value (None: the null rows)",
+    "rows": "rows holding the value",
+    "bitmap_bytes": "bytes of its serialized bitmap (0 when stored inline as a single row)",
+}
+
+# ---- explain ---------------------------------------------------------------------------------
+
+EXPLAIN_COLUMNS = {
+    "file_name": "data file", "partition": "partition values", "bucket": "bucket", "level": "LSM level",
+    "row_count": "rows in the file", "file_size": "bytes",
+    "partition_keep": "partition filter keeps the file", "bucket_keep": "bucket filter keeps it (None: not used)",
+    "stats_keep": "manifest min/max/null counts keep it", "index_location": "embedded, external or none",
+    "index_result": "REMAIN, SKIP or NO_INDEX", "index_kind": "REMAIN, SKIP or BITMAP",
+    "index_rows": "rows selected by a bitmap index result", "planned": "in Paimon's scan plan",
+    "read": "opened by the reader", "deleted_rows": "rows marked deleted by a deletion vector",
+    "rows_after_dv": "rows handed to the row filter", "matching_rows": "rows that truly match (truth)",
+    "stage": "stage that removed the file", "reason": "why", "flags": "findings (false positives, bugs)",
+    "error": "what could not be read for the file (index, deletion vector, data): the answer is partial",
+    "branch": "the fallback branch a file comes from (scan.fallback-branch); empty for the table's own",
+}
+
+# ---- profile ---------------------------------------------------------------------------------
+
+COLUMN_FRAME_COLUMNS = {
+    "column": "column name", "type": "Paimon type", "partition_key": "a partition key",
+    "files": "profiled files", "rows": "rows of the profiled files", "null_count": "null values",
+    "null_ratio": "null_count / rows", "nan_count": "NaN values (FLOAT/DOUBLE)",
+    "distinct_count": "distinct non-null values (exact union, or the GEE estimate)",
+    "distinct_exact": "distinct_count is exact", "distinct_low": "lower bound of the distinct count",
+    "distinct_high": "upper bound of the distinct count",
+    "distinct_error": "GEE ratio-error factor sqrt(N/n) of an estimated distinct_count",
+    "min": "smallest value", "max": "largest value",
+    "top_values": "most frequent values and their counts", "top1_ratio": "share of the most frequent value",
+    "top10_ratio": "share of the 10 most frequent values", "mean_file_distinct": "mean distinct values per file",
+    "max_file_distinct": "largest distinct count of one file",
+    "overlap_ratio": "mean fraction of other files whose [min, max] overlaps a file's",
+    "point_lookup_files_ratio": "mean fraction of files a point lookup on an existing value reads by min/max",
+    "sorted_ratio": "fraction of adjacent non-null values in non-decreasing order",
+    "sorted_files": "files whose values are sorted", "min_length": "shortest value (bytes)",
+    "avg_length": "mean value length (bytes)", "max_length": "longest value (bytes)",
+    "profiled_rows": "non-null rows distinct counts and top values come from",
+}
+
+FILE_FRAME_COLUMNS = {
+    "file_name": "data file name", "partition": "partition values", "bucket": "bucket", "level": "LSM level",
+    "column": "column name", "rows": "rows of the file", "deleted_rows": "rows deleted by a deletion vector",
+    "null_count": "null values", "nan_count": "NaN values", "distinct_count": "distinct non-null values",
+    "min": "smallest value", "max": "largest value", "top_values": "most frequent values and their counts",
+    "sorted_ratio": "fraction of adjacent non-null values in non-decreasing order",
+    "descending_ratio": "fraction of adjacent non-null values in non-increasing order",
+    "is_sorted": "all values non-decreasing", "is_strictly_sorted": "all values increasing",
+    "min_length": "shortest value (bytes)", "avg_length": "mean value length (bytes)",
+    "max_length": "longest value (bytes)", "profiled_rows": "non-null rows top values come from",
+}
+
+# ---- what-if ---------------------------------------------------------------------------------
+
+WHATIF_COLUMNS = {
+    "column": "indexed column (table schema; '*' for the current indexes)",
+    "index_type": "bloom-filter, bitmap, range-bitmap, bsi, a+b for combinations, none, current",
+    "label": "the candidate", "options": "index options (file-index.<type>.<column>.<key>)",
+    "index_bytes": "container bytes over all files (extrapolated when sampled)",
+    "sampled_index_bytes": "container bytes over the sampled files (measured)",
+    "mean_index_bytes_per_file": "mean container bytes of the files that have one",
+    "max_index_bytes_per_file": "largest container",
+    "embedded_files": "files whose container is embedded at the table's in-manifest-threshold",
+    "manifest_growth_bytes": "container bytes embedded in manifests at that threshold (uncompressed)",
+    "files_skipped_per_query": "data files the index skips, weighted mean over all queries",
+    "files_skipped_per_column_query": "the same over the queries that name the column",
+    "bytes_avoided_per_query": "data-file bytes not read thanks to the index, weighted mean",
+    "bytes_avoided_ratio": "bytes avoided / bytes the baseline reads",
+    "rows_avoided_per_query": "rows not handed to the row filter (skipped files + bitmap selections)",
+    "index_bytes_read_per_query": "index bytes the lookups read (container heads included), weighted mean",
+    "column_queries": "queries naming the column",
+    "build_seconds": "Python build time of the containers (extrapolated when sampled)",
+    "errors": "sampled files whose container could not be built",
+}
+
+QUERY_COLUMNS = {
+    "query": "position in the workload", "where": "the WHERE clause", "weight": "its weight",
+    "column": "candidate column", "label": "candidate", "constrains_column": "the query names the column",
+    "baseline_files": "files read without file indexes", "baseline_bytes": "their bytes",
+    "baseline_rows": "their rows after deletion vectors", "evaluated_files": "sampled baseline files evaluated",
+    "scale": "baseline files / evaluated files", "files_skipped": "files the index skips (scaled)",
+    "bytes_avoided": "data bytes not read (scaled)", "rows_avoided": "rows avoided (scaled)",
+    "index_bytes_read": "index bytes read (scaled)", "index_head_bytes_read": "of which container heads",
+}
+
+# ---- recommendations -------------------------------------------------------------------------
+
+RECOMMENDATION_COLUMNS = {
+    "column": "column", "action": "add, change, keep, drop or none", "index_type": "index type (None: no index)",
+    "options": "index options", "label": "the candidate chosen", "index_bytes": "index bytes over all files",
+    "files_skipped_per_query": "files skipped per query on the column",
+    "bytes_avoided_per_query": "data bytes not read per query on the column",
+    "rows_avoided_per_query": "rows removed per query on the column",
+    "index_bytes_read_per_query": "index bytes read per query on the column",
+    "baseline_bytes_per_query": "bytes those queries read without file indexes",
+    "column_queries": "workload queries naming the column", "confidence": "high, medium or low",
+    "reason": "why",
+}
+
+TRADEOFF_COLUMNS = {
+    "column": "column", "label": "candidate", "index_type": "index type", "options": "options",
+    "index_bytes": "index bytes over all files", "bytes_avoided_per_query": "per column query",
+    "rows_avoided_per_query": "per column query", "files_skipped_per_query": "per column query",
+    "index_bytes_read_per_query": "per column query", "cost": "index bytes + query_runs x bytes read",
+    "eligible": "within NEAR_BEST of the best gain", "chosen": "the recommendation",
+}
+
+# ---- the columns the explorer widgets show (subsets of the frames') --------------------------
+
+SHOWN_FILE_COLUMNS = ("partition", "bucket", "level", "file_name", "file_format", "file_size", "row_count",
+                      "file_source", "index_location", "index_size")
+
+INDEX_COLUMNS = ("partition", "bucket", "file_name", "row_count", "index_type", "storage", "bytes", "error")
+
+VERDICT_COLUMNS = ("file_name", "partition", "bucket", "row_count", "stage", "index_result", "rows_after_dv",
+                   "matching_rows", "reason", "flags")
