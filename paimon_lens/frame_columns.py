@@ -267,3 +267,91 @@ INDEX_COLUMNS = ("partition", "bucket", "file_name", "row_count", "index_type", 
 
 VERDICT_COLUMNS = ("file_name", "partition", "bucket", "row_count", "stage", "index_result", "rows_after_dv",
                    "matching_rows", "reason", "flags")
+
+
+# ---- derived workload, in-manifest thresholds, index inventory (report) -------------------------
+
+DERIVED_QUERY_COLUMNS = {
+    "where": "the WHERE clause derived from the profile", "weight": "its weight", "column": "the column it names",
+    "kind": "point, range, in or null", "description": "why it was derived",
+    "expected_ratio": "fraction of rows it is expected to select",
+}
+
+THRESHOLD_COLUMNS = {
+    "column": "indexed column", "label": "the candidate", "threshold": "file-index.in-manifest-threshold (bytes)",
+    "is_table_threshold": "the table's current threshold",
+    "embedded_files": "files whose container is embedded at this threshold",
+    "manifest_growth_bytes": "container bytes embedded in manifests (uncompressed)",
+    "external_files": "files whose container is an external .index file", "external_bytes": "their bytes",
+}
+
+INDEX_INVENTORY_COLUMNS = {
+    "column": "indexed column", "index_type": "index type", "files": "data files with this index",
+    "coverage_ratio": "files / live data files", "embedded_files": "embedded in the manifest",
+    "external_files": "in an external .index file", "bytes": "index bytes over all files",
+    "mean_bytes": "mean index bytes per file", "error_files": "files whose index could not be decoded",
+}
+
+
+# ---- value kinds -----------------------------------------------------------------------------------
+#: What every frame column holds, by name (a name means the same in every frame, as units do);
+#: a cell may also be null. ``int``: integers (pandas may hold them as float64 next to a null);
+#: ``number``: integers or floats; ``time``: pandas timestamps; ``any``: column values in their
+#: Python form (the column's own type).
+COLUMN_KINDS: dict[str, str] = {
+    **dict.fromkeys((
+        "snapshot_id", "schema_id", "total_record_count", "delta_record_count", "changelog_record_count",
+        "commit_identifier", "watermark", "version", "next_row_id", "field_id", "file_size", "num_added_files",
+        "num_deleted_files", "min_bucket", "max_bucket", "min_level", "max_level", "bucket", "level", "row_count",
+        "min_sequence_number", "max_sequence_number", "delete_row_count", "index_size", "first_row_id",
+        "last_row_id", "deletion_vector_count", "offset", "length", "cardinality", "stored_cardinality",
+        "hash_count", "distinct_hashes", "bytes", "rows", "bitmap_bytes", "index_rows", "deleted_rows",
+        "rows_after_dv", "matching_rows", "files", "null_count", "nan_count", "distinct_count", "distinct_low",
+        "distinct_high", "max_file_distinct", "sorted_files", "min_length", "max_length", "profiled_rows",
+        "index_bytes", "sampled_index_bytes", "max_index_bytes_per_file", "embedded_files",
+        "manifest_growth_bytes", "column_queries", "errors", "query", "baseline_files", "baseline_bytes",
+        "baseline_rows", "evaluated_files", "threshold", "external_files", "external_bytes", "error_files",
+        # index summaries (file_indexes)
+        "index_row_count", "positive_rows", "negative_rows", "positive_slices", "negative_slices",
+        "positive_bytes", "negative_bytes", "total_bytes", "dictionary_chunks", "slice_count", "header_bytes",
+        "dictionary_bytes", "bsi_bytes", "singleton_values", "index_block_bytes", "null_bitmap_bytes",
+        "index_block_count", "num_hash_functions", "stored_num_hash_functions", "num_bits", "size_bytes",
+        "bits_set",
+    ), "int"),
+    **dict.fromkeys((
+        "deleted_ratio", "null_ratio", "distinct_error", "top1_ratio", "top10_ratio", "mean_file_distinct",
+        "overlap_ratio", "point_lookup_files_ratio", "sorted_ratio", "avg_length", "descending_ratio",
+        "mean_index_bytes_per_file", "files_skipped_per_query", "files_skipped_per_column_query",
+        "bytes_avoided_per_query", "bytes_avoided_ratio", "rows_avoided_per_query", "index_bytes_read_per_query",
+        "build_seconds", "weight", "scale", "files_skipped", "bytes_avoided", "rows_avoided", "index_bytes_read",
+        "index_head_bytes_read", "baseline_bytes_per_query", "cost", "fill_ratio", "estimated_items",
+        "false_positive_probability", "expected_ratio", "coverage_ratio", "mean_bytes",
+    ), "number"),
+    **dict.fromkeys((
+        "commit_kind", "commit_user", "base_manifest_list", "delta_manifest_list", "changelog_manifest_list",
+        "index_manifest", "field_name", "field_type", "description", "list_kind", "manifest_list", "file_name",
+        "file_path", "file_format", "file_source", "index_location", "index_file", "external_path",
+        "stats_error", "error", "manifest", "index_type", "data_file", "kind", "column", "storage",
+        "index_result", "index_kind", "stage", "reason", "flags", "branch", "type", "label", "where", "action",
+        "confidence", "description", "options",
+    ), "str"),
+    **dict.fromkeys((
+        "nullable", "is_partition_key", "is_primary_key", "crc_ok", "partition_keep", "bucket_keep",
+        "stats_keep", "planned", "read", "partition_key", "distinct_exact", "is_sorted", "is_strictly_sorted",
+        "constrains_column", "eligible", "chosen", "is_table_threshold",
+    ), "bool"),
+    **dict.fromkeys(("commit_time", "time", "creation_time"), "time"),
+    **dict.fromkeys(("partition", "partition_min", "partition_max", "partition_null_counts"), "dict"),
+    **dict.fromkeys(("extra_files", "write_cols", "value_stats_cols", "top_values", "dictionary_chunk_sizes",
+                     "values", "index_blocks"), "list"),
+    **dict.fromkeys(("value", "min", "max"), "any"),
+}
+
+
+def column_kind(name: str) -> str | None:
+    """The kind of a frame column (:data:`COLUMN_KINDS`), including the per-column ``files`` columns
+    ``min(col)``, ``max(col)`` (``any``) and ``null_count(col)`` (``int``); None if unknown."""
+    kind = COLUMN_KINDS.get(name)
+    if kind is None and name.endswith(")") and "(" in name:
+        kind = COLUMN_KINDS.get(name.split("(", 1)[0])
+    return kind

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from ..frame_columns import DERIVED_QUERY_COLUMNS
 from ..predicate.model import Predicate
 from ..predicate.parser import PredicateError, literal_sql, parse_where, quote_identifier
 from ..types import DataType, Timestamp, date_from_days
@@ -89,7 +90,7 @@ class DerivedWorkload(Workload):
         """One row per derived query: where, weight, column, kind, description, expected_ratio."""
         from ..lens_frame import LensFrame
 
-        cols = ["where", "weight", "column", "kind", "description", "expected_ratio"]
+        cols = list(DERIVED_QUERY_COLUMNS)
         return LensFrame([{c: getattr(q, c) for c in cols} for q in self.derived], columns=cols)
 
 

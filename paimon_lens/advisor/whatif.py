@@ -71,7 +71,7 @@ from ..formats.range_bitmap import RangeBitmapFileIndexReader, RangeBitmapWriter
 from ..formats.range_bitmap_dictionary import ChunkedDictionary, Key
 from ..formats.registry import UnsupportedIndexReader, create_reader
 from ..formats.result import BitmapIndexResult
-from ..frame_columns import QUERY_COLUMNS, WHATIF_COLUMNS
+from ..frame_columns import QUERY_COLUMNS, THRESHOLD_COLUMNS, WHATIF_COLUMNS
 from ..metadata.row_ranges import is_blob_file
 from ..options import parse_memory_size
 from ..predicate.model import LeafPredicate, Predicate
@@ -251,8 +251,7 @@ class WhatIfResult:
                              "is_table_threshold": t == self.threshold,
                              "embedded_files": len(inside) * scale, "manifest_growth_bytes": sum(inside) * scale,
                              "external_files": len(outside) * scale, "external_bytes": sum(outside) * scale})
-        return LensFrame(rows, columns=["column", "label", "threshold", "is_table_threshold", "embedded_files",
-                                        "manifest_growth_bytes", "external_files", "external_bytes"])
+        return LensFrame(rows, columns=list(THRESHOLD_COLUMNS))
 
     def _repr_html_(self) -> str:
         from ..lens_frame import frame_html

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from ..consistency import consistent
 from ..errors import PaimonLensError
+from ..frame_columns import INDEX_INVENTORY_COLUMNS
 from ..lens_frame import frame_html, human_bytes, human_count, human_percent
 from ..workload import Workload, as_workload
 
@@ -188,8 +189,7 @@ def index_inventory(frame: pd.DataFrame, total_files: int) -> pd.DataFrame:
     import pandas as pd
 
     if frame.empty:
-        return pd.DataFrame(columns=["column", "index_type", "files", "coverage_ratio", "embedded_files",
-                                     "external_files", "bytes", "mean_bytes", "error_files"])
+        return pd.DataFrame(columns=list(INDEX_INVENTORY_COLUMNS))
     rows = []
     for (column, index_type), part in frame.groupby(["column", "index_type"], sort=True):
         n = len(part)
@@ -202,7 +202,7 @@ def index_inventory(frame: pd.DataFrame, total_files: int) -> pd.DataFrame:
             "mean_bytes": float(part["bytes"].fillna(0).mean()),
             "error_files": int(part["error"].notna().sum()),
         })
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(INDEX_INVENTORY_COLUMNS))
 
 
 def _indexes(table: Table) -> Section:
