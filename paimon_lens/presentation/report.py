@@ -8,7 +8,8 @@ Content-Security-Policy forbids any network request or script a table value migh
 Every table-derived string goes through jinja2's autoescaping.
 
 One failing part (a corrupt index, a predicate that does not parse) becomes a message in its
-section; the rest of the report is still built.
+section; the rest of the report is still built. The sections are the model the explorer's tabs
+show too (:func:`render_section`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from ..consistency import consistent
 from ..errors import PaimonLensError
-from ..frame_columns import INDEX_INVENTORY_COLUMNS
+from ..frame_columns import INDEX_COLUMNS, INDEX_INVENTORY_COLUMNS, SHOWN_FILE_COLUMNS
 from ..lens_frame import frame_html, human_bytes, human_count, human_percent
 from ..workload import Workload, as_workload
 
@@ -92,6 +93,13 @@ def _render(report: TuningReport, standalone: bool) -> str:
         workload_source=report.workload.source, sections=report.sections)
 
 
+def render_section(section: Section) -> str:
+    """One section as an HTML fragment styled as in the report (what the explorer's tabs show)."""
+    from .html import environment
+
+    return environment().get_template("section_view.html.j2").render(s=section)
+
+
 def _guarded(section: Section, what: str, fn: Callable[[], None]) -> None:
     """Run one part of a section; a failure becomes a message in the section, not an exception."""
     try:
@@ -153,7 +161,9 @@ def _commit_time(millis: int | None) -> str:
     return _dt.datetime.fromtimestamp(millis / 1000, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _files(table: Table) -> Section:
+def files_section(table: Table, detail: bool = False) -> Section:
+    """The data files: counts, rows and bytes per partition and bucket, the size histogram; with
+    ``detail`` every file too (the explorer's Files tab)."""
     s = Section("files", "Data files")
 
     def body() -> None:
@@ -170,6 +180,8 @@ def _files(table: Table) -> Section:
         grouped = part.groupby(by, sort=True).agg(files=("file_name", "size"), rows=("row_count", "sum"),
                                                   file_size=("file_size", "sum")).reset_index()
         s.blocks.append(frame_html(grouped, max_rows=30))
+        if detail:
+            s.blocks.append(frame_html(frame[[c for c in SHOWN_FILE_COLUMNS if c in frame.columns]]))
         from .plots import file_sizes
 
         _plot(s, "file sizes and rows per file", lambda: file_sizes(table))
@@ -205,20 +217,26 @@ def index_inventory(frame: pd.DataFrame, total_files: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(INDEX_INVENTORY_COLUMNS))
 
 
-def _indexes(table: Table) -> Section:
-    s = Section("indexes", "File indexes")
+def indexes_section(table: Table, column: str | None = None) -> Section:
+    """The file indexes (of one ``column``, with every file's index, for the explorer's Indexes tab):
+    inventory, bytes, decoding problems, and the plots of their bytes, bloom fill and bitmap values."""
+    s = Section("indexes", "File indexes" if column is None else f"File indexes of {column}")
 
     def body() -> None:
         frame = table.file_indexes()
         files = len(table.live_files())
-        if frame.empty:
-            s.blocks.append("<p>No data file of this snapshot has a file index.</p>")
+        part = frame if column is None else frame[frame["column"] == column]
+        if part.empty:
+            s.blocks.append("<p>No data file of this snapshot has a file index.</p>" if column is None else
+                            f"<p>No data file of this snapshot has a file index on {_escape(column)}.</p>")
             return
-        inv = index_inventory(frame, files)
-        s.facts += [("indexes", human_count(len(frame))), ("index bytes", human_bytes(int(inv["bytes"].sum()))),
+        inv = index_inventory(part, files)
+        s.facts += [("indexes", human_count(len(part))), ("index bytes", human_bytes(int(inv["bytes"].sum()))),
                     ("columns indexed", human_count(inv["column"].nunique()))]
         s.blocks.append(frame_html(inv, max_rows=100))
-        errors = frame[frame["error"].notna()]
+        if column is not None:
+            s.blocks.append(frame_html(part[[c for c in INDEX_COLUMNS if c in part.columns]]))
+        errors = part[part["error"].notna()]
         for _, row in errors.head(20).iterrows():
             s.errors.append(f"{row['file_name']} / {row['column']} / {row['index_type']}: {row['error']}")
         if len(errors) > 20:
@@ -226,16 +244,18 @@ def _indexes(table: Table) -> Section:
         from . import plots
 
         _plot(s, "index bytes by column", lambda: plots.index_bytes(table))
-        if (frame["index_type"] == "bloom-filter").any():
+        if (part["index_type"] == "bloom-filter").any():
             _plot(s, "bloom filters", lambda: plots.bloom_fill(table))
-        for column in sorted(frame.loc[frame["index_type"] == "bitmap", "column"].unique())[:6]:
-            _plot(s, f"bitmap values of {column}", partial(plots.bitmap_distribution, table, column))
+        for name in sorted(part.loc[part["index_type"] == "bitmap", "column"].unique())[:6]:
+            _plot(s, f"bitmap values of {name}", partial(plots.bitmap_distribution, table, name))
 
     _guarded(s, "file indexes", body)
     return s
 
 
-def _deletion_vectors(table: Table) -> Section:
+def deletion_vectors_section(table: Table) -> Section:
+    """The deletion vectors: files with one, deleted rows and ratio per partition and bucket, CRC
+    mismatches and decoding problems, the deleted-ratio plot."""
     s = Section("dv", "Deletion vectors")
 
     def body() -> None:
@@ -380,7 +400,7 @@ def build_report(table: Table, workload: Any = None, recommendations: Any = None
     """
     wl = as_workload(workload)
     explains: list[Any] = []
-    sections = [_overview(table), _files(table), _indexes(table), _deletion_vectors(table),
+    sections = [_overview(table), files_section(table), indexes_section(table), deletion_vectors_section(table),
                 _workload(table, wl, explains)]
     rec = _recommendations(recommendations)
     if rec is not None:

@@ -9,7 +9,8 @@
 * tabs: **Files** (the snapshot's data files and their size histogram), **Indexes** (pick a column:
   its file indexes, the bytes they take, its bitmap value distribution), **Deletion vectors**,
   and **Explain** (type a WHERE clause, press *Explain* or Enter: the funnel, the funnel plot and
-  the per-file verdicts update; *truth* reads the data files too).
+  the per-file verdicts update; *truth* reads the data files too). The first three show the
+  tuning report's sections (:mod:`paimon_lens.presentation.report`): one model, two views.
 
 Errors (a predicate that does not parse, a corrupt file) are shown inline in red; the explorer
 keeps working. Every view is an ``HTML`` widget holding escaped HTML and inline SVG images, so the
@@ -33,13 +34,13 @@ except ImportError:  # pragma: no cover - depends on the environment
     raise PaimonLensError("the explorer needs ipywidgets: pip install 'paimon-lens[notebook]'") from None
 
 from ..errors import PaimonLensError
-from ..frame_columns import INDEX_COLUMNS, SHOWN_FILE_COLUMNS, VERDICT_COLUMNS
+from ..frame_columns import VERDICT_COLUMNS
 from ..lens_frame import frame_html
+from .report import deletion_vectors_section, files_section, indexes_section, render_section
 
 if TYPE_CHECKING:
     from ..table import Table
 
-#: the columns of :data:`~paimon_lens.presentation.frames.FILE_COLUMNS` the explorer's files tab shows
 TABS = ("Files", "Indexes", "Deletion vectors", "Explain")
 
 
@@ -175,37 +176,19 @@ class Explorer(widgets.VBox):
 
     # ---- views ---------------------------------------------------------------------------------
     def render_files(self) -> str:
-        """HTML of the Files tab."""
-        from .plots import file_sizes
-
-        frame = self.table.files()
-        cols = [c for c in SHOWN_FILE_COLUMNS if c in frame.columns]
-        return frame_html(frame[cols]) + _img(file_sizes(self.table))
+        """HTML of the Files tab (the report's files section, every file listed)."""
+        return render_section(files_section(self.table, detail=True))
 
     def render_indexes(self) -> str:
-        """HTML of the Indexes tab for the selected column."""
-        from . import plots
-
+        """HTML of the Indexes tab for the selected column (the report's index section of that column)."""
         column = self.column.value
         if column is None:
             return "<p>No data file of this snapshot has a file index.</p>"
-        frame = self.table.file_indexes()
-        part = frame[frame["column"] == column]
-        parts = [frame_html(part[[c for c in INDEX_COLUMNS if c in part.columns]]), _img(plots.index_bytes(self.table))]
-        if (part["index_type"] == "bitmap").any():
-            parts.append(_img(plots.bitmap_distribution(self.table, column)))
-        if (part["index_type"] == "bloom-filter").any():
-            parts.append(_img(plots.bloom_fill(self.table)))
-        return "".join(parts)
+        return render_section(indexes_section(self.table, column))
 
     def render_deletion_vectors(self) -> str:
-        """HTML of the Deletion vectors tab."""
-        from .plots import dv_deleted_ratio
-
-        frame = self.table.deletion_vectors()
-        if frame.empty:
-            return "<p>No deletion vectors in this snapshot.</p>"
-        return frame_html(frame) + _img(dv_deleted_ratio(self.table))
+        """HTML of the Deletion vectors tab (the report's deletion-vector section)."""
+        return render_section(deletion_vectors_section(self.table))
 
     def run_explain(self) -> None:
         """Explain the WHERE clause in :attr:`where` and update the Explain tab."""
