@@ -35,6 +35,7 @@ VERSION = 1
 MAX_SLICES = 64
 
 _I32 = struct.Struct(">i")
+_PAIR = struct.Struct(">ii")  # a slice's (offset, length)
 
 
 def serialize_bitmap(bitmap: BitMap) -> bytes:
@@ -195,11 +196,9 @@ def read_bit_slice(r: ByteReader, start: int, field: str = "bsi") -> BitSliceInd
         raise b.error(field + ".indexes_length", 8 * count, indexes_length, at=at)
     if header_length != 10 + indexes_length:
         raise b.error(field + ".header_length", 10 + indexes_length, header_length, at=0)
-    # the header's bytes were checked above: the count x (offset, length) pairs are all there
     first = b.pos
-    pairs = struct.unpack_from(f">{2 * count}i", b.data, first)
-    b.pos = first + 8 * count
-    entries = [(pairs[2 * i], pairs[2 * i + 1], first + 8 * i) for i in range(count)]
+    entries = [(off, length, first + 8 * i)
+               for i, (off, length) in enumerate(b.tuples(_PAIR, count, field + ".indexes"))]
     body = 4 + header_length
     ebm, _ = roaring.deserialize_frozen(b, body, ebm_length, field + ".ebm")
     slices_start = body + ebm_length

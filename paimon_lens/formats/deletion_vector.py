@@ -192,12 +192,11 @@ def _read_blob(r: ByteReader, start: int, length: int | None, bitmap64: bool | N
     r.need(size, field + ".bitmap")
     body_start = magic_at + MAGIC_BYTES
     body_len = size - MAGIC_BYTES
-    body = r.sub(body_start, body_len, field + ".bitmap")
     if kind == "32":
-        positions: BitMap | BitMap64 = roaring.deserialize(body, 0, body_len, field + ".bitmap")[0]
+        positions: BitMap | BitMap64 = roaring.deserialize(r, body_start, body_len, field + ".bitmap")[0]
         cardinality = len(positions)
     else:
-        positions, cardinality = _read_bitmap64(body, field + ".bitmap")
+        positions, cardinality = _read_bitmap64(r.sub(body_start, body_len, field + ".bitmap"), field + ".bitmap")
     r.seek(magic_at + size)
     crc_stored = r.i32(field + ".crc") & 0xFFFFFFFF
     crc_computed = zlib.crc32(r.data[magic_at:magic_at + size]) & 0xFFFFFFFF
@@ -270,9 +269,6 @@ def read_deletion_vector(data: bytes, offset: int, length: int | None = None, bi
         strict_crc: raise :class:`CorruptFileError` on a CRC mismatch instead of reporting it.
         check_version: require the file's first byte to be version 1 (and ``offset >= 1``).
     """
-    valid = _read_valid_32(data, offset, length, bitmap64, strict_crc, check_version)
-    if valid is not None:
-        return valid
     r = ByteReader(data, path)
     if check_version:
         _check_version(r)
@@ -303,38 +299,6 @@ def read_deletion_vector_at(file_io: FileIO, path: str, offset: int, length: int
 
 _SIZE_MAGIC = struct.Struct(">ii")
 _CRC = struct.Struct(">I")
-
-
-def _read_valid_32(data: bytes, offset: int, length: int | None, bitmap64: bool | None, strict_crc: bool,
-                   check_version: bool) -> DeletionVector | None:
-    """:func:`read_deletion_vector` of a well-formed 32-bit blob, read with a few struct calls; None
-    when any of the checks of :func:`_read_blob` could fail (the field-by-field reader then reports it)."""
-    n = len(data)
-    if bitmap64 or offset < (1 if check_version else 0) or offset + 8 > n:
-        return None
-    if check_version and data[0] != VERSION_V1:
-        return None
-    size, magic = _SIZE_MAGIC.unpack_from(data, offset)
-    if magic != MAGIC_32 or size < MAGIC_BYTES + _MIN_ROARING_BYTES or (length is not None and length != size):
-        return None
-    magic_at = offset + SIZE_PREFIX_BYTES
-    end = magic_at + size
-    if end + CRC_BYTES > n:
-        return None
-    body = data[magic_at + MAGIC_BYTES:end]
-    if roaring.valid_size(body, 0) != len(body):
-        return None
-    try:
-        positions = BitMap.deserialize(body)
-    except Exception:  # pyroaring's ValueError: the checked reader reports it
-        return None
-    crc_stored: int = _CRC.unpack_from(data, end)[0]
-    crc_computed = zlib.crc32(memoryview(data)[magic_at:end]) & 0xFFFFFFFF
-    if strict_crc and crc_stored != crc_computed:
-        return None
-    return DeletionVector(kind="32", cardinality=len(positions), positions=positions, stored_size=size,
-                          crc_stored=crc_stored, crc_computed=crc_computed, crc_ok=crc_stored == crc_computed,
-                          offset=offset, length=size)
 
 
 def read_serialized_deletion_vector(blob: bytes, path: str | None = None, *, bitmap64: bool | None = None,

@@ -383,8 +383,7 @@ def read_dictionary(r: ByteReader, start: int, length: int, codec: KeyCodec, car
     keys_base = body + offsets_length + chunks_length
     keys_area_length = length - keys_base
     d.check_count(size, 4, "dictionary.offsets")
-    offsets = list(struct.unpack_from(f">{size}i", d.data, d.pos))  # the bytes were just checked
-    d.pos += 4 * size
+    offsets = [off for (off,) in d.tuples(_I32, size, "dictionary.offsets")]
 
     chunks: list[DictionaryChunk] = []
     keys: list[Key] = []
@@ -462,34 +461,28 @@ def _read_chunk(d: ByteReader, index: int, start: int, length: int, keys_base: i
     kr = d.sub(keys_base + keys_offset, area, name + ".keys")
     if fixed is not None:
         keys += codec.decode_run(kr.data, 0, size)  # area == size * fixed bytes
-    elif (found := _valid_string_keys(kr.data, size, offsets_length, keys_length)) is not None:
-        keys += found
     else:
-        rel = [kr.i32(f"{name}.key_offsets[{j}]") for j in range(size)]
-        for j, off in enumerate(rel):
-            if off < 0 or off > keys_length:
-                raise kr.error(f"{name}.key_offsets[{j}]", f"0..{keys_length}", off, at=4 * j)
-            kr.seek(offsets_length + off, f"{name}.key_offsets[{j}]")
-            keys.append(codec.decode(kr, f"{name}.keys[{j}]"))
+        keys += _string_keys(kr, size, offsets_length, keys_length, name)
     chunk = DictionaryChunk(index, first_key, code, keys_offset, size, keys_length, offsets_length, fixed,
                             h.base, length)
     return chunk, keys
 
 
-def _valid_string_keys(data: bytes, size: int, offsets_length: int, keys_length: int) -> list[Key] | None:
-    """The ``size`` keys of a variable-length chunk's keys area; None when any check of the
-    field-by-field loop in :func:`_read_chunk` could fail (that loop then reports it)."""
+def _string_keys(kr: ByteReader, size: int, offsets_length: int, keys_length: int, name: str) -> list[Key]:
+    """The ``size`` keys of a variable-length chunk's keys area (``kr``: offsets, then the keys,
+    each an i32 length and its bytes); every offset and length is checked, the first bad one raises."""
+    data = kr.data
     n = len(data)
     out: list[Key] = []
-    for off in struct.unpack_from(f">{size}i", data, 0):  # offsets_length == 4 * size bytes are there
+    for j, (off,) in enumerate(kr.tuples(_I32, size, f"{name}.key_offsets")):
         if off < 0 or off > keys_length:
-            return None
+            raise kr.error(f"{name}.key_offsets[{j}]", f"0..{keys_length}", off, at=4 * j)
         p = offsets_length + off
         if p + 4 > n:
-            return None
+            raise kr.error(f"{name}.keys[{j}].length", "4 more bytes", f"{n - p} left", detail="truncated", at=p)
         length = _I32.unpack_from(data, p)[0]
-        if length < 0 or p + 4 + length > n:
-            return None
+        if length < 0 or length > n - p - 4:
+            raise kr.error(f"{name}.keys[{j}]", f"a length within the {n - p - 4} bytes left", length, at=p)
         out.append(data[p + 4:p + 4 + length])
     return out
 
