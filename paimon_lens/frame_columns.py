@@ -167,6 +167,8 @@ EXPLAIN_COLUMNS = {
     "stage": "stage that removed the file", "reason": "why", "flags": "findings (false positives, bugs)",
     "error": "what could not be read for the file (index, deletion vector, data): the answer is partial",
     "branch": "the fallback branch a file comes from (scan.fallback-branch); empty for the table's own",
+    "index_selected_rows": "rows a bitmap index result selects for the reader (empty: no selection, the whole file)",
+    "dv_removed_rows": "rows the deletion vector takes out of what the reader would return",
 }
 
 # ---- profile ---------------------------------------------------------------------------------
@@ -316,7 +318,7 @@ COLUMN_KINDS: dict[str, str] = {
         "positive_bytes", "negative_bytes", "total_bytes", "dictionary_chunks", "slice_count", "header_bytes",
         "dictionary_bytes", "bsi_bytes", "singleton_values", "index_block_bytes", "null_bitmap_bytes",
         "index_block_count", "num_hash_functions", "stored_num_hash_functions", "num_bits", "size_bytes",
-        "bits_set",
+        "bits_set", "index_selected_rows", "dv_removed_rows",
     ), "int"),
     **dict.fromkeys((
         "deleted_ratio", "null_ratio", "distinct_error", "top1_ratio", "top10_ratio", "mean_file_distinct",

@@ -8,9 +8,15 @@ Stages, in Paimon's order (see :mod:`paimon_lens.pruning.scan` for the planning 
 4. index (plan)   embedded file indexes, evaluated while planning
    ------------- the scan plan ends here: ``planned``
 5. index (read)   external ``.index`` files, evaluated when the file is opened
-6. deletion vector  ``[0, rowCount)`` minus deleted rows, intersected with an index bitmap; a file
-                  whose selection is empty is not read
+6. index rows     a bitmap index result selects the rows the reader returns (Paimon 1.0+); a file
+                  whose selection is empty is not read (``index_selected_rows``)
+7. deletion vector  the deleted rows are taken out of that selection (``[0, rowCount)`` without a
+                  bitmap); a file left with no row is not read (``dv_removed_rows``)
    ------------- ``read``; ``rows_after_dv`` rows are handed to the row-level filter
+
+The funnel (:meth:`ExplainReport.funnel`) has a row per stage: files, bytes and rows still in play;
+rows are whole files up to the read index stage, then the rows the index selects ("after index row
+selection"), then those the deletion vectors leave ("after deletion vector").
 
 With ``truth=True`` the predicate's columns are read from each data file and the rows that really
 match are reported, so a skipped file that holds a match (a Paimon bug) or a read file without
@@ -44,7 +50,10 @@ if TYPE_CHECKING:
     from .scan import PlanDecision
     from .versions import PaimonRules
 
-STAGES = ("partition", "bucket", "stats", "index", "read index", "deletion vector")
+STAGES = ("partition", "bucket", "stats", "index", "read index", "index rows", "deletion vector")
+
+#: the funnel's label of each stage (what is still in play after it)
+STAGE_LABELS = {"index rows": "after index row selection"}
 
 _new = object.__new__
 
@@ -69,6 +78,7 @@ class FileVerdict:
     planned: bool
     read: bool
     deleted_rows: int
+    """Rows the file's deletion vector marks deleted (all of them, selected by an index or not)."""
     rows_after_dv: int
     stage: str  # first stage that removed the file, "" if it is read
     reason: str
@@ -79,6 +89,10 @@ class FileVerdict:
     """What could not be read for this file (its index, deletion vector or data), None if all was."""
     branch: str | None = None
     """The branch the file belongs to when it is not the table's own (``scan.fallback-branch``)."""
+    index_selected_rows: int | None = None
+    """Rows a bitmap index result selects for the reader (None: no bitmap selection, the whole file)."""
+    dv_removed_rows: int = 0
+    """Rows the deletion vector takes out of what the reader would return (after the index selection)."""
 
     @property
     def index_result(self) -> str:
@@ -141,7 +155,7 @@ class ExplainReport:
         rows.append(_stage_row("all files", alive))
         for stage in STAGES:
             alive = [f for f in alive if f.stage != stage]
-            rows.append(_stage_row(f"after {stage}", alive, rows_after=stage == "deletion vector"))
+            rows.append(_stage_row(STAGE_LABELS.get(stage, f"after {stage}"), alive, stage))
         return rows
 
     def summary(self) -> dict[str, Any]:
@@ -201,6 +215,7 @@ class ExplainReport:
             "planned": f.planned, "read": f.read, "deleted_rows": f.deleted_rows,
             "rows_after_dv": f.rows_after_dv, "stage": f.stage or None, "reason": f.reason,
             "flags": list(f.flags), "error": f.error, "branch": f.branch,
+            "index_selected_rows": f.index_selected_rows, "dv_removed_rows": f.dv_removed_rows,
         }
         if self.truth:
             rec["matching_positions"] = listed("matching_positions", f.matching_positions)
@@ -237,6 +252,7 @@ class ExplainReport:
                 "planned": f.planned, "read": f.read, "deleted_rows": f.deleted_rows,
                 "rows_after_dv": f.rows_after_dv, "matching_rows": f.matching_rows, "stage": f.stage,
                 "reason": f.reason, "flags": ", ".join(f.flags), "error": f.error, "branch": f.branch,
+                "index_selected_rows": f.index_selected_rows, "dv_removed_rows": f.dv_removed_rows,
             })
         return LensFrame(rows, columns=list(EXPLAIN_COLUMNS))
 
@@ -250,11 +266,16 @@ class ExplainReport:
 
 
 
-def _stage_row(name: str, files: Sequence[FileVerdict], rows_after: bool = False) -> dict[str, Any]:
-    return {
-        "stage": name, "files": len(files), "bytes": sum(f.file_size for f in files),
-        "rows": sum(f.rows_after_dv if rows_after else f.row_count for f in files),
-    }
+def _stage_row(name: str, files: Sequence[FileVerdict], stage: str = "") -> dict[str, Any]:
+    """Files, bytes and rows in play after ``stage``: whole files, the index-selected rows after
+    "index rows", the rows the deletion vectors leave after "deletion vector"."""
+    if stage == "deletion vector":
+        rows = sum(f.rows_after_dv for f in files)
+    elif stage == "index rows":
+        rows = sum(f.row_count if f.index_selected_rows is None else f.index_selected_rows for f in files)
+    else:
+        rows = sum(f.row_count for f in files)
+    return {"stage": name, "files": len(files), "bytes": sum(f.file_size for f in files), "rows": rows}
 
 
 def deletion_vector_bitmaps(table: SnapshotReader) -> dict[str, BitMap]:
@@ -316,28 +337,31 @@ def deletion_vector_errors(table: SnapshotReader) -> dict[str, str]:
     return {dv.data_file: dv.error for dv in deletion_vector_infos(table) if dv.error}
 
 
-def _read_stage(d: PlanDecision, lf: LiveFile, result: FileIndexResult | None,
-                dv: BitMap | None, bitmap_selection: bool = True) -> tuple[bool, int, str, str]:
-    """(read, rows_after_dv, stage, reason) for a planned file.
+def _read_stage(d: PlanDecision, lf: LiveFile, result: FileIndexResult | None, dv: BitMap | None,
+                bitmap_selection: bool = True) -> tuple[bool, int, str, str, int | None, int]:
+    """(read, rows_after_dv, stage, reason, index_selected_rows, dv_removed_rows) for a planned file.
 
     ``bitmap_selection`` (Paimon 1.0+): a bitmap index result selects the rows the reader returns.
     """
     n = lf.entry.file.row_count
     if lf.index_location == "external" and result is not None and not result.remain():
-        return False, 0, "read index", d.reason or "external index: no row can match"
+        return False, 0, "read index", d.reason or "external index: no row can match", None, 0
     selection: BitMap | None = None
     if bitmap_selection and isinstance(result, BitmapIndexResult) and n <= 2**31 - 1:
         selection = BitMap(result.bitmap)
+    selected = None if selection is None else len(selection)
+    if selected == 0:
+        return False, 0, "index rows", "index selects no row", 0, 0
     if dv is not None:
         if selection is None:
             selection = BitMap()
             selection.add_range(0, n)
         selection = selection - dv
     rows = n if selection is None else len(selection)
+    removed = (n if selected is None else selected) - rows
     if rows == 0:
-        why = "every candidate row is deleted" if dv is not None else "index selects no row"
-        return False, 0, "deletion vector", why
-    return True, rows, "", ""
+        return False, 0, "deletion vector", "every candidate row is deleted", selected, removed
+    return True, rows, "", "", selected, removed
 
 
 def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = False, index_enabled: bool = True,
@@ -382,6 +406,8 @@ def _verdicts(table: SnapshotReader, predicate: Predicate, text: str, decisions:
         group = groups.get(f.file_name)
         stage, reason = d.stage, d.reason
         read, rows = False, 0
+        selected: int | None = None
+        removed = 0
         index_rows_error: str | None = None
         if d.planned:
             # the reader's file-index skip over a merged row-range group is not modelled: read whole
@@ -395,7 +421,7 @@ def _verdicts(table: SnapshotReader, predicate: Predicate, text: str, decisions:
                 index_rows_error = (f"index selects row {result.bitmap.max()} of a file with "
                                     f"{lf.entry.file.row_count} rows (corrupt index): its row selection is ignored")
                 result = None
-            read, rows, stage, reason = _read_stage(d, lf, result, dv, rules.read_embedded_index)
+            read, rows, stage, reason, selected, removed = _read_stage(d, lf, result, dv, rules.read_embedded_index)
         flags: list[str] = []
         errors: list[str] = [index_rows_error] if index_rows_error else []
         state = getattr(d.index_state, "computed", None)  # errors of answers already computed only
@@ -438,7 +464,8 @@ def _verdicts(table: SnapshotReader, predicate: Predicate, text: str, decisions:
             stats_used=d.stats_used, decision=d, planned=d.planned, read=read,
             deleted_rows=len(dv) if dv is not None else 0, rows_after_dv=rows,
             stage=stage, reason=reason, matching_positions=match, matching_live_positions=live,
-            flags=tuple(flags), error="; ".join(errors) or None,
+            flags=tuple(flags), error="; ".join(errors) or None, branch=None,
+            index_selected_rows=selected, dv_removed_rows=removed,
         )
         verdicts.append(verdict)
     return ExplainReport(table, text, predicate, verdicts, truth, notes, rules=rules)

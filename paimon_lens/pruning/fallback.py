@@ -72,7 +72,8 @@ def with_fallback(table: SnapshotReader, report: ExplainReport,
     for f in other.files:
         if _key(f.partition) in complete:
             f = dataclasses.replace(  # not part of the answer: its rows are not counted either
-                f, planned=False, read=False, rows_after_dv=0, stage="partition", flags=(),
+                f, planned=False, read=False, rows_after_dv=0, index_selected_rows=None, dv_removed_rows=0,
+                stage="partition", flags=(),
                 matching_positions=None, matching_live_positions=None,
                 reason=(f"partition also on branch {table.branch}: read from there, not from the "
                         f"fallback branch {name}"))
