@@ -122,7 +122,33 @@ def _parse_error(sql: str, e: ParseError) -> PredicateError:
             start = found if found >= 0 else None
     if not highlight and desc.startswith("No expression"):
         return PredicateError("empty WHERE condition", sql)
-    return PredicateError(f"malformed SQL ({desc})", sql, highlight or sql, start)
+    return PredicateError(f"malformed SQL ({_in_words(desc, highlight)})", sql, highlight or sql, start)
+
+
+#: sqlglot's node names of the operators a WHERE clause uses, as SQL
+_OPERATORS = {"EQ": "=", "NEQ": "<>", "GT": ">", "GTE": ">=", "LT": "<", "LTE": "<=", "Like": "LIKE",
+              "ILike": "ILIKE", "And": "AND", "Or": "OR", "In": "IN", "Is": "IS", "Not": "NOT",
+              "Between": "BETWEEN", "NullSafeEQ": "<=>", "NullSafeNEQ": "IS DISTINCT FROM"}
+
+
+def _in_words(desc: str, highlight: str) -> str:
+    """What sqlglot's parse error means, in a WHERE clause's terms (none of the parser's internals)."""
+    missing = re.match(r"Required keyword: '(\w+)' missing for (\w+)", desc)
+    if missing is not None:
+        part, node = missing.groups()
+        op = _OPERATORS.get(node, node.upper())
+        if node in ("And", "Or", "Not"):
+            return f"expected a condition after {op}"
+        if node == "Between":
+            return "BETWEEN needs a lower and an upper bound: BETWEEN low AND high"
+        if part == "this":
+            return f"expected a column before {op}"
+        return f"expected a value after {op}"
+    if desc.startswith("Expecting )"):
+        return "expected ')': a parenthesis is not closed"
+    if desc.startswith("Invalid expression / Unexpected token"):
+        return f"unexpected {highlight!r}" if highlight else "unexpected text"
+    return "the WHERE clause does not parse here"
 
 
 def _token_error(sql: str, e: TokenError) -> PredicateError:

@@ -318,8 +318,12 @@ def _explain_batch(table: Table, workload: Workload) -> dict[int, Any]:
 def _workload(table: Table, workload: Workload, explains: list[Any]) -> Section:
     s = Section("workload", "Workload: explain per predicate")
     if not len(workload):
-        s.blocks.append("<p>No workload was given: pass <code>--workload FILE</code> (one WHERE clause per "
-                        "line) to see which files each query reads and why.</p>")
+        if workload.source in ("none", "list"):
+            s.blocks.append("<p>No workload was given: pass <code>--workload FILE</code> (one WHERE clause per "
+                            "line) to see which files each query reads and why.</p>")
+        else:
+            s.errors.append(f"the workload {workload.source} holds no query (one WHERE clause per line; "
+                            "lines starting with # are comments)")
         return s
     import pandas as pd
 

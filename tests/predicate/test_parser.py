@@ -437,13 +437,13 @@ def test_not_that_cannot_be_negated() -> None:
 
 def test_malformed_sql() -> None:
     e = error("score = ")
-    assert str(e).startswith("malformed SQL") and e.fragment == "=" and e.column == 7
+    assert str(e).startswith("malformed SQL (expected a value after =)") and e.fragment == "=" and e.column == 7
     e = error("score = 1 AND")
-    assert "malformed SQL" in str(e) and e.fragment == "AND"
+    assert "malformed SQL (expected a condition after AND)" in str(e) and e.fragment == "AND"
     e = error("(score = 1")
-    assert "Expecting )" in str(e)
+    assert "expected ')': a parenthesis is not closed" in str(e)
     e = error("score = 1)")
-    assert "malformed SQL" in str(e) and e.fragment == ")" and e.column == 10
+    assert "malformed SQL (unexpected ')')" in str(e) and e.fragment == ")" and e.column == 10
     e = error("country = 'abc")
     assert "unterminated" in str(e) and e.fragment.startswith("'abc") and e.column == 11
     e = error("score = 1 b")
@@ -454,6 +454,24 @@ def test_malformed_sql() -> None:
     assert "empty WHERE condition" in str(error("   -- nothing"))
     e = error("score = 1", dialect="no-such-dialect")
     assert "unknown SQL dialect" in str(e)
+
+
+@pytest.mark.parametrize(("where", "words"), [
+    ("score >< 3", "expected a value after >"),
+    ("= 3", "expected a column before ="),
+    ("score BETWEEN 1", "BETWEEN needs a lower and an upper bound"),
+    ("country LIKE", "expected a value after LIKE"),
+    ("score = 1 OR OR id = 2", "expected a condition after OR"),
+    ("NOT", "expected a condition after NOT"),
+    ("id 1", "unexpected '1'"),
+    ("id IN (1,", "a parenthesis is not closed"),
+])
+def test_malformed_sql_in_users_words(where: str, words: str) -> None:
+    """Errors say what is wrong in the WHERE clause's terms, never the parser library's internals."""
+    text = str(error(where))
+    assert words in text, text
+    for internal in ("Required keyword", "missing for", "Invalid expression", "Expecting"):
+        assert internal not in text, text
 
 
 def test_error_is_a_paimon_lens_error() -> None:

@@ -81,3 +81,14 @@ def test_report_without_problems_exits_0(tmp_path: Path, capsys: pytest.CaptureF
     wl.write_text("id = 5\n", encoding="utf-8")
     assert main(["report", str(EVENTS20), "--workload", str(wl), "-o", str(tmp_path / "r.html")]) == 0
     assert "  problem:" not in capsys.readouterr().out
+
+
+def test_report_with_an_empty_workload_file_says_so_and_exits_1(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    wl = tmp_path / "empty.sql"
+    wl.write_text("# only a comment\n\n", encoding="utf-8")
+    out = tmp_path / "r.html"
+    assert main(["report", str(EVENTS20), "--workload", str(wl), "-o", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert f"the workload {wl} holds no query" in captured.out and "partial report: 1 problem(s)" in captured.err
+    assert "No workload was given" not in out.read_text(encoding="utf-8")
