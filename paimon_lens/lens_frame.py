@@ -42,8 +42,11 @@ def _shown(frame: pd.DataFrame, max_rows: int) -> tuple[pd.DataFrame, int | None
 
 def _caption(frame: pd.DataFrame) -> str:
     parts = [f"{len(frame):,} rows × {len(frame.columns)} columns"]
+    # a total only where rows are distinct files (or a file's indexes): a sum over funnel stages
+    # or per-query means would mean nothing
     for col in ("file_size", "bytes"):
-        if col in frame.columns and pd.api.types.is_numeric_dtype(frame[col]):
+        if (col in frame.columns and "file_name" in frame.columns
+                and pd.api.types.is_numeric_dtype(frame[col])):
             parts.append(f"{human_bytes(float(frame[col].sum()))} in {col}")
             break
     return " · ".join(parts)

@@ -17,6 +17,7 @@ MAX_CELL = 120
 _BYTES_NAMES = frozenset({"bytes", "file_size", "index_size", "data_bytes"})
 _COUNT_NAMES = frozenset({"row_count", "rows", "cardinality", "files", "estimated_items", "bits_set", "num_bits"})
 _PERCENT_NAMES = frozenset({"false_positive_probability", "fpp"})
+_VALUE_NAMES = frozenset({"value", "min", "max"})
 
 
 def human_bytes(n: float | None) -> str:
@@ -53,14 +54,20 @@ def human_percent(x: float | None) -> str:
 
 
 def column_unit(name: str) -> str | None:
-    """``"bytes"``, ``"percent"``, ``"count"`` or ``None`` for a column name (see the module docs)."""
+    """``"bytes"``, ``"percent"``, ``"count"``, ``"value"`` or ``None`` for a column name (see the module docs)."""
     n = str(name)
-    if n in _BYTES_NAMES or n.endswith("_bytes"):
-        return "bytes"
+    if n.endswith(")") and "(" in n:  # the files frame's min(col), max(col), null_count(col)
+        base = n.split("(", 1)[0]
+        return "value" if base in ("min", "max") else column_unit(base)
     if n in _PERCENT_NAMES or n.endswith("_ratio") or n.endswith("_fpp"):
         return "percent"
-    if n in _COUNT_NAMES or n.endswith("_rows") or n.endswith("_count") or n.endswith("_files"):
+    if n in _BYTES_NAMES or n.endswith("_bytes") or "_bytes_" in n or n.startswith("bytes_"):
+        return "bytes"
+    if (n in _COUNT_NAMES or n.endswith(("_rows", "_count", "_files")) or n.startswith(("rows_", "files_"))
+            or "_rows_" in n or "_files_" in n):
         return "count"
+    if n in _VALUE_NAMES:
+        return "value"
     return None
 
 
@@ -75,9 +82,15 @@ def is_number(v: Any) -> bool:
 
 
 def format_cell(value: Any, unit: str | None = None) -> str:
-    """One cell as display text (never longer than :data:`MAX_CELL` characters)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        text = ""
+    """One cell as display text (never longer than :data:`MAX_CELL` characters).
+
+    A missing cell is empty, except in a column of table values (``value``, ``min``, ``max``),
+    where it is the SQL ``NULL`` it stands for.
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)) or _is_missing(value):
+        text = "NULL" if unit == "value" else ""
+    elif unit == "value":
+        text = str(value)
     elif unit is not None and is_number(value):
         text = _FORMATTERS[unit](value)
     elif isinstance(value, bytes):
@@ -85,7 +98,7 @@ def format_cell(value: Any, unit: str | None = None) -> str:
     elif isinstance(value, dict):
         text = ", ".join(f"{k}={format_cell(v)}" for k, v in value.items())
     else:
-        text = "" if _is_missing(value) else str(value)
+        text = str(value)
     if len(text) > MAX_CELL:
         text = text[: MAX_CELL - 1] + "…"
     return text

@@ -126,4 +126,9 @@ def bitmap_values_frame(table: SnapshotReader, infos: Sequence[IndexInfo], colum
             value = to_python(v.value, dtype) if dtype is not None else v.value
             rows.append({**base, "value": value, "rows": v.row_count,
                          "bitmap_bytes": len(v.bitmap) if v.stored else 0})
-    return LensFrame(rows, columns=list(BITMAP_VALUE_COLUMNS))
+    frame = LensFrame(rows, columns=list(BITMAP_VALUE_COLUMNS))
+    if rows:  # values as they are: an INT column's values stay ints, the null row None (not NaN)
+        import pandas as pd
+
+        frame["value"] = pd.Series([r["value"] for r in rows], index=frame.index, dtype=object)
+    return frame

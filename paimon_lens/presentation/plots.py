@@ -217,7 +217,7 @@ def bitmap_distribution(table: Table, column: str, top: int = 20) -> Figure:
     if frame.empty:
         _empty(ax, f"no bitmap index on {label(column)}")
         return fig
-    keys = frame["value"].map(lambda v: "null" if v is None else repr(v) if isinstance(v, str) else str(v))
+    keys = frame["value"].map(lambda v: "NULL" if v is None else repr(v) if isinstance(v, str) else str(v))
     counts = frame.assign(key=keys).groupby("key", sort=False)["rows"].sum().sort_values(ascending=False)
     shown = counts.iloc[:top][::-1]
     ax.barh([label(k) for k in shown.index], [int(v) for v in shown], color=PALETTE[1])

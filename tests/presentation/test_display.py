@@ -43,11 +43,38 @@ def test_human_count_and_percent() -> None:
 @pytest.mark.parametrize(("name", "unit"), [
     ("file_size", "bytes"), ("bytes", "bytes"), ("bitmap_bytes", "bytes"), ("index_size", "bytes"),
     ("fill_ratio", "percent"), ("deleted_ratio", "percent"), ("false_positive_probability", "percent"),
-    ("row_count", "count"), ("rows_after_dv", None), ("matching_rows", "count"), ("cardinality", "count"),
+    ("row_count", "count"), ("rows_after_dv", "count"), ("matching_rows", "count"), ("cardinality", "count"),
     ("file_name", None), ("partition", None), ("bucket", None), ("value_stats_cols", None),
+    ("bytes_avoided_per_query", "bytes"), ("index_bytes_read_per_query", "bytes"), ("bytes_avoided_ratio", "percent"),
+    ("files_skipped_per_query", "count"), ("rows_avoided_per_query", "count"), ("index_selected_rows", "count"),
+    ("value", "value"), ("min", "value"), ("min(score)", "value"), ("max(dt)", "value"),
+    ("null_count(score)", "count"),
 ])
 def test_column_units(name: str, unit: str | None) -> None:
     assert column_unit(name) == unit
+
+
+def test_nulls_of_table_values_show_as_null_and_ints_stay_ints() -> None:
+    from paimon_lens.units import format_cell
+
+    assert format_cell(None, "value") == "NULL" and format_cell(float("nan"), "value") == "NULL"
+    assert format_cell(None, "count") == "" and format_cell(24, "value") == "24"
+    t = paimon_lens.open_table(f"{DATA}/events20")
+    indexes = t.file_indexes()
+    int_column = next(c for c in indexes.loc[indexes["index_type"] == "bitmap", "column"].unique()
+                      if t.schema.field(c).type.root in ("INT", "BIGINT"))
+    values = t.bitmap_values(int_column)
+    assert all(v is None or type(v) is int for v in values["value"]), values["value"].head()
+    html = values._repr_html_()
+    assert ".0<" not in html
+
+
+def test_caption_totals_only_rows_that_are_files() -> None:
+    report = paimon_lens.open_table(f"{DATA}/events20").explain("country = 'DE'")
+    funnel = lens_frame(pd.DataFrame(report.funnel()))
+    assert " in bytes" not in funnel._repr_html_()  # a sum over funnel stages means nothing
+    files = report.to_frame()
+    assert " in file_size" in files._repr_html_()
 
 
 def test_frames_of_a_table_are_lens_frames_with_raw_numbers() -> None:
