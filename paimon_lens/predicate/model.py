@@ -235,7 +235,8 @@ class LeafPredicate:
         return LeafPredicate(LeafFunction(neg), self.field, self.index, self.type, self.literals)
 
     def __str__(self) -> str:
-        lits = ", ".join(repr(x) for x in self.literals)
+        """``Equal(country, 'DE')``: Paimon's leaf form, literals as SQL (``TIMESTAMP '...'``, ``DATE '...'``)."""
+        lits = ", ".join(_render_literal(x, self.type) for x in self.literals)
         return f"{self.function}({self.field}{', ' + lits if lits else ''})"
 
     def sql(self) -> str:
@@ -276,16 +277,28 @@ class CompoundPredicate:
 Predicate = LeafPredicate | CompoundPredicate
 
 _SQL_RENDERER: list[Callable[[Predicate], str]] = []
+_LITERAL_RENDERER: list[Callable[[Any, DataType], str]] = []
 
 
-def set_sql_renderer(render: Callable[[Predicate], str]) -> None:
-    """Install the function behind :meth:`LeafPredicate.sql` (:mod:`.sql` installs ``to_sql`` when
-    the ``predicate`` package is imported, which happens before this module is used)."""
+def set_sql_renderer(render: Callable[[Predicate], str], literal: Callable[[Any, DataType], str]) -> None:
+    """Install the functions behind :meth:`LeafPredicate.sql` and the literals of ``str(predicate)``
+    (:mod:`.sql_text` installs ``to_sql`` and ``literal_sql`` when the ``predicate`` package is
+    imported, which happens before this module is used)."""
     _SQL_RENDERER[:] = [render]
+    _LITERAL_RENDERER[:] = [literal]
 
 
 def _render_sql(pred: Predicate) -> str:
     return _SQL_RENDERER[0](pred)
+
+
+def _render_literal(value: Any, dtype: DataType) -> str:
+    if not _LITERAL_RENDERER:
+        return repr(value)
+    try:
+        return _LITERAL_RENDERER[0](value, dtype)
+    except (TypeError, ValueError, ArithmeticError, AttributeError):  # a literal of another type: as it is
+        return repr(value)
 
 
 def and_(*preds: Predicate) -> Predicate:

@@ -169,4 +169,4 @@ def to_sql(pred: Predicate) -> str:
     return text
 
 
-set_sql_renderer(to_sql)
+set_sql_renderer(to_sql, literal_sql)

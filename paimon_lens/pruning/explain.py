@@ -254,7 +254,13 @@ class ExplainReport:
                 "reason": f.reason, "flags": ", ".join(f.flags), "error": f.error, "branch": f.branch,
                 "index_selected_rows": f.index_selected_rows, "dv_removed_rows": f.dv_removed_rows,
             })
-        return LensFrame(rows, columns=list(EXPLAIN_COLUMNS))
+        frame = LensFrame(rows, columns=list(EXPLAIN_COLUMNS))
+        if rows:  # ints, None where no bitmap selects (not floats with NaN)
+            import pandas as pd
+
+            frame["index_selected_rows"] = pd.Series([r["index_selected_rows"] for r in rows], index=frame.index,
+                                                     dtype=object)
+        return frame
 
     def _repr_html_(self) -> str | None:
         return render_html(self)

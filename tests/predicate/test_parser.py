@@ -201,7 +201,7 @@ def test_null_literals() -> None:
     assert leaf("NULL = id").literals == (None,)
     assert leaf("user_id IN (1, NULL)").literals == (1, None)
     assert str(parse_where("user_id IN (1, NULL)", FIELDS, paimon_in_expansion=True)) == \
-        "Or([Equal(user_id, 1), Equal(user_id, None)])"
+        "Or([Equal(user_id, 1), Equal(user_id, NULL)])"  # literals as SQL
     assert leaf("score BETWEEN NULL AND 5").literals == (None, 5)
     assert leaf("status IS NULL").function == "IsNull"
     assert leaf("status IS NOT NULL").function == "IsNotNull"
@@ -251,7 +251,7 @@ def test_boolean_forms() -> None:
     assert leaf("flag").literals == (True,)
     assert leaf("NOT flag").function == "NotEqual"
     assert leaf("flag IS FALSE").literals == (False,)
-    assert str(parse_where("flag IS NOT TRUE", FIELDS)) == "Or([IsNull(flag), NotEqual(flag, True)])"
+    assert str(parse_where("flag IS NOT TRUE", FIELDS)) == "Or([IsNull(flag), NotEqual(flag, TRUE)])"
     assert leaf("flag = 'yes'").literals == (True,)
     assert leaf("flag = TRUE").literals == (True,)
 
@@ -330,8 +330,9 @@ def test_where_prefix_comments_and_parens() -> None:
 def test_spark_dialect() -> None:
     p = parse_where("country = 'it\\'s' AND bin = X'0a' AND id = 12L AND price = 1.5BD AND `My Col` = 1",
                     FIELDS, dialect="spark")
-    assert str(p) == ("And([Equal(country, \"it's\"), Equal(bin, b'\\n'), Equal(id, 12), "
-                      "Equal(price, Decimal('1.50')), Equal(My Col, 1)])")
+    assert str(p) == ("And([Equal(country, 'it''s'), Equal(bin, X'0a'), Equal(id, 12), "
+                      "Equal(price, 1.50), Equal(My Col, 1)])")  # literals as SQL
+    assert [lf.literals for lf in p.children] == [("it's",), (b"\n",), (12,), (Decimal("1.50"),), (1,)]
     assert leaf("ts = TIMESTAMP '2024-01-03 00:00:00'", dialect="spark").literals == (Timestamp(1704240000000, 0),)
 
 
