@@ -295,6 +295,16 @@ INDEX_INVENTORY_COLUMNS = {
 }
 
 
+# ---- findings -----------------------------------------------------------------------------------
+
+FINDING_COLUMNS = {
+    "rank": "1 = the most costly", "kind": "index-size, bloom-oversized, index-unused, index-never-skips, "
+    "unindexed-filter, dv-bloat or small-files", "title": "what is wrong", "subject": "the column or bucket",
+    "evidence": "the numbers measured", "impact": "what it costs (bytes stored or read, rows, files)",
+    "fix": "what to do", "statements": "the statements that do it (Spark SQL)",
+}
+
+
 # ---- value kinds -----------------------------------------------------------------------------------
 #: What every frame column holds, by name (a name means the same in every frame, as units do);
 #: a cell may also be null. ``int``: integers (pandas may hold them as float64 next to a null);
@@ -312,7 +322,7 @@ COLUMN_KINDS: dict[str, str] = {
         "distinct_high", "max_file_distinct", "sorted_files", "min_length", "max_length", "profiled_rows",
         "index_bytes", "sampled_index_bytes", "max_index_bytes_per_file", "embedded_files",
         "manifest_growth_bytes", "column_queries", "errors", "query", "baseline_files", "baseline_bytes",
-        "baseline_rows", "evaluated_files", "threshold", "external_files", "external_bytes", "error_files",
+        "baseline_rows", "evaluated_files", "threshold", "external_files", "external_bytes", "error_files", "rank",
         # index summaries (file_indexes)
         "index_row_count", "positive_rows", "negative_rows", "positive_slices", "negative_slices",
         "positive_bytes", "negative_bytes", "total_bytes", "dictionary_chunks", "slice_count", "header_bytes",
@@ -335,7 +345,7 @@ COLUMN_KINDS: dict[str, str] = {
         "file_path", "file_format", "file_source", "index_location", "index_file", "external_path",
         "stats_error", "error", "manifest", "index_type", "data_file", "kind", "column", "storage",
         "index_result", "index_kind", "stage", "reason", "flags", "branch", "type", "label", "where", "action",
-        "confidence", "description", "options",
+        "confidence", "description", "options", "title", "subject", "evidence", "impact", "fix", "statements",
     ), "str"),
     **dict.fromkeys((
         "nullable", "is_partition_key", "is_primary_key", "crc_ok", "partition_keep", "bucket_keep",

@@ -53,7 +53,8 @@ def _caption(frame: pd.DataFrame) -> str:
 
 
 _STYLE = (
-    "<style>.paimon-lens-frame table{border-collapse:collapse;font:12px/1.35 system-ui,sans-serif}"
+    "<style>.paimon-lens-frame{overflow-x:auto;max-width:100%}"
+    ".paimon-lens-frame table{border-collapse:collapse;font:12px/1.35 system-ui,sans-serif}"
     ".paimon-lens-frame th,.paimon-lens-frame td{border-bottom:1px solid #e3e3e3;padding:2px 7px;"
     "text-align:left;white-space:nowrap;max-width:36em;overflow:hidden;text-overflow:ellipsis}"
     ".paimon-lens-frame th{background:#f5f5f5;position:sticky;top:0}"

@@ -150,6 +150,22 @@ class Table(SnapshotReader):
                             index_enabled=index_enabled)
 
     @consistent
+    def findings(self, workload: Any = None) -> pd.DataFrame:
+        """What is wrong with the snapshot's layout and indexes, ranked by cost, each with its evidence
+        and the statement that fixes it (:mod:`paimon_lens.advisor.findings`); ``workload`` (a file,
+        a list of WHERE clauses or a Workload) adds the checks that need queries."""
+        return self.find(workload).frame()
+
+    def find(self, workload: Any = None) -> Any:
+        """The :class:`~paimon_lens.advisor.findings.Findings` behind :meth:`findings` (``to_dict()``,
+        ``problems``)."""
+        from .advisor.findings import find
+        from .workload import as_workload
+
+        wl = None if workload is None else as_workload(workload)
+        return find(self, wl, infos=self.index_infos(), engine=self.engine, rules=self.rules)
+
+    @consistent
     def deletion_vector_infos(self) -> list[Any]:
         """Every deletion vector of the snapshot, decoded on the table's engine
         (:class:`~paimon_lens.snapshot_deletion_vectors.DeletionVectorInfo`, one per data file; cached)."""

@@ -119,6 +119,8 @@ def test_advisor_frames() -> None:
     check_frame(rec.profile.files_frame(), fc.FILE_FRAME_COLUMNS, "profile files")
     derived = pl.recommend(t)
     check_frame(derived.workload.queries_frame(), fc.DERIVED_QUERY_COLUMNS, "derived workload")
+    check_frame(t.findings(str(ROOT / "data" / "events20.workload.sql")), fc.FINDING_COLUMNS, "findings")
+    check_frame(pl.open_table(str(ROOT / "data" / "demo_orders")).findings(), fc.FINDING_COLUMNS, "findings")
 
 
 def test_index_inventory_columns() -> None:

@@ -317,6 +317,30 @@ def _partial_advice(advice: Any) -> int:
     return 1 if problems else 0
 
 
+def cmd_findings(args: argparse.Namespace, out: Any) -> int:
+    """``findings``: what is wrong with the table's layout and indexes, ranked by cost, with the fixes."""
+    from ..workload import read_workload
+
+    table = _open(args)
+    workload = None if args.workload is None else read_workload(args.workload)
+    found = table.find(workload)
+    if args.format == "json":
+        json.dump(found.to_dict(), out, ensure_ascii=False, default=str)
+        out.write("\n")
+    else:
+        out.write(f"{table.path} snapshot {table.snapshot_id}: {len(found)} finding(s), most costly first\n")
+        for i, f in enumerate(found, 1):
+            out.write(f"\n{i}. [{f.kind}] {f.title}\n   evidence: {f.evidence}\n   impact: {f.impact}\n"
+                      f"   fix: {f.fix}\n")
+            for st in f.statements:
+                out.write(f"     {st};\n")
+        for p in found.problems:
+            out.write(f"problem: {p}\n")
+    for p in found.problems:
+        print(f"paimon-lens: partial answer: {p}", file=sys.stderr)
+    return 1 if found.problems else 0
+
+
 def cmd_report(args: argparse.Namespace, out: Any) -> int:
     """``report``: write the self-contained HTML tuning report of a snapshot."""
     from ..workload import read_workload
@@ -329,7 +353,7 @@ def cmd_report(args: argparse.Namespace, out: Any) -> int:
 
     def build() -> Any:
         advice = None
-        if args.recommend:
+        if args.recommend or (workload is not None and len(workload) and not args.no_recommend):
             from ..advisor.advise import recommend
 
             advice = recommend(table, workload, max_files=args.max_files)
@@ -414,12 +438,23 @@ def build_parser() -> argparse.ArgumentParser:
     _add_max_positions(dv)
     dv.set_defaults(func=cmd_dv)
 
+    fd = sub.add_parser("findings", help="what is wrong with the table's layout and indexes, ranked, with fixes")
+    fd.add_argument("table", help="table directory")
+    fd.add_argument("--workload", help="file with one WHERE clause per line: adds the checks that need queries")
+    fd.add_argument("--snapshot", default=None, help="snapshot selector (see files)")
+    fd.add_argument("--format", choices=("table", "json"), default="table")
+    _add_engine_args(fd)
+    fd.set_defaults(func=cmd_findings)
+
     rep = sub.add_parser("report", help="write the self-contained HTML tuning report of a table")
     rep.add_argument("table", help="table directory")
     rep.add_argument("--workload", help="file with one WHERE clause per line (optional '-- weight: N')")
     rep.add_argument("--snapshot", default=None, help="snapshot selector (see files)")
     rep.add_argument("-o", "--output", default="report.html", help="output HTML file (default report.html)")
-    rep.add_argument("--recommend", action="store_true", help="add index recommendations (measures candidates)")
+    rep.add_argument("--recommend", action="store_true",
+                     help="add index recommendations (measures candidates; the default with --workload)")
+    rep.add_argument("--no-recommend", action="store_true",
+                     help="with --workload: leave the recommendations out (faster on large tables)")
     rep.add_argument("--max-files", type=int, default=None, help="with --recommend: measure a sample of files")
     rep.add_argument("--format", choices=("table", "json"), default="table")
     _add_engine_args(rep)

@@ -50,6 +50,8 @@ class Section:
     facts: list[tuple[str, str]] = field(default_factory=list)
     plots: list[tuple[str, str]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    collapsed: bool = False
+    """Shown folded in the report (the inventory after findings and advice); problems stay visible."""
 
 
 @dataclass
@@ -315,7 +317,8 @@ def _explain_batch(table: Table, workload: Workload) -> dict[int, Any]:
     return dict(zip(good, reports))
 
 
-def _workload(table: Table, workload: Workload, explains: list[Any]) -> Section:
+def _workload(table: Table, workload: Workload, explains: list[Any],
+              pairs: list[tuple[Any, Any]] | None = None) -> Section:
     s = Section("workload", "Workload: explain per predicate")
     if not len(workload):
         if workload.source in ("none", "list"):
@@ -335,6 +338,8 @@ def _workload(table: Table, workload: Workload, explains: list[Any]) -> Section:
         def one(q: Any = q, i: int = i) -> None:
             report = batch.get(i - 1) or table.explain(q.where)
             explains.append(report)
+            if pairs is not None:
+                pairs.append((q, report))
             summ = report.summary()
             overview.append({"#": i, "where": q.where, "weight": q.weight, "files": summ["files"],
                              "planned_files": summ["planned_files"], "read_files": summ["read_files"],
@@ -396,19 +401,56 @@ def _recommendations(advice: Any) -> Section | None:
     return s
 
 
+def findings_section(table: Table, workload: Workload | None = None,
+                     explained: list[tuple[Any, Any]] | None = None) -> Section:
+    """The findings, most costly first: each with its evidence, its cost and the statements that fix it."""
+    from ..advisor.findings import find
+
+    s = Section("findings", "Findings: what to fix first")
+
+    def body() -> None:
+        found = find(table, workload, infos=table.index_infos(), explained=explained, engine=table.engine,
+                     rules=table.rules)
+        s.errors += found.problems
+        s.facts.append(("findings", human_count(len(found))))
+        if not len(found):
+            s.blocks.append("<p>Nothing found: index sizes, bloom-filter sizing, deletion vectors and file "
+                            "sizes" + (", and how the workload uses the indexes," if workload is not None and
+                                       len(workload) else "") + " look fine.</p>")
+            return
+        items = []
+        for f in found:
+            statements = "".join(f"{_escape(st)};\n" for st in f.statements)
+            items.append(f'<li class="finding"><b>{_escape(f.title)}</b> <span class="small">{_escape(f.kind)}'
+                         f'</span><br>{_escape(f.evidence)}.<br>Impact: {_escape(f.impact)}. Fix: {_escape(f.fix)}.'
+                         + (f"<pre><code>{statements}</code></pre>" if statements else "") + "</li>")
+        s.blocks.append(f'<ol class="findings">{"".join(items)}</ol>')
+
+    _guarded(s, "findings", body)
+    return s
+
+
 @consistent
 def build_report(table: Table, workload: Any = None, recommendations: Any = None) -> TuningReport:
     """Gather every section of the tuning report for ``table`` (a :class:`Table`).
 
-    ``recommendations`` is an :class:`~paimon_lens.advisor.advise.Advice` (or a frame) to add.
+    The report leads with what to do: the findings (:mod:`paimon_lens.advisor.findings`), the
+    recommendations when given (an :class:`~paimon_lens.advisor.advise.Advice` or a frame) and the
+    workload's funnels; the inventory (overview, files, indexes, deletion vectors) follows, folded.
     """
     wl = as_workload(workload)
     explains: list[Any] = []
-    sections = [_overview(table), files_section(table), indexes_section(table), deletion_vectors_section(table),
-                _workload(table, wl, explains)]
+    pairs: list[tuple[Any, Any]] = []
+    work = _workload(table, wl, explains, pairs)
+    sections = [findings_section(table, wl if len(wl) else None, pairs if len(wl) else None)]
     rec = _recommendations(recommendations)
     if rec is not None:
         sections.append(rec)
+    sections.append(work)
+    for inventory in (_overview(table), files_section(table), indexes_section(table),
+                      deletion_vectors_section(table)):
+        inventory.collapsed = True
+        sections.append(inventory)
     now = _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return TuningReport(table, wl, sections, now, explains)
 

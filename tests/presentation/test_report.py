@@ -23,7 +23,7 @@ def events_report() -> TuningReport:
 
 
 def test_sections_and_content(events_report: TuningReport) -> None:
-    assert [s.key for s in events_report.sections] == ["overview", "files", "indexes", "dv", "workload"]
+    assert [s.key for s in events_report.sections] == ["findings", "workload", "overview", "files", "indexes", "dv"]
     html = events_report.html
     assert html.startswith("<!DOCTYPE html>")
     for title in ("Table overview", "Data files", "File indexes", "Deletion vectors", "Workload"):
@@ -89,8 +89,16 @@ def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", "data/events20", "--workload", WORKLOAD, "-o", str(out), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["output"] == str(out) and doc["snapshot_id"] == 6 and doc["problems"] == []
-    assert doc["sections"] == ["overview", "files", "indexes", "dv", "workload"]
+    # the README command: findings and recommendations first, the inventory after them (folded)
+    assert doc["sections"] == ["findings", "recommendations", "workload", "overview", "files", "indexes", "dv"]
     assert out.stat().st_size == doc["bytes"]
+    html = out.read_text(encoding="utf-8")
+    first, advice, inventory = (html.index(t) for t in ("Findings: what", "Index recommendations", "Table overview"))
+    assert first < advice < inventory
+    assert "ALTER TABLE" in html and "<details><summary><h2>Table overview</h2></summary>" in html
+    assert main(["report", "data/events20", "--workload", WORKLOAD, "--no-recommend", "-o", str(out),
+                 "--format", "json"]) == 0
+    assert "recommendations" not in json.loads(capsys.readouterr().out)["sections"]
     assert main(["report", "data/events20", "--snapshot", "2", "-o", str(out)]) == 0
     assert "wrote" in capsys.readouterr().out
     assert "snapshot 2" in out.read_text(encoding="utf-8")

@@ -1,0 +1,409 @@
+"""Findings: what is wrong with a table's layout and indexes, ranked by what it costs, with the fix.
+
+Each finding is derived from measured numbers of one snapshot (file sizes, decoded index
+summaries, deletion vectors, and with a workload the explain of every predicate) and carries its
+evidence, its cost and the statement that fixes it. The checks:
+
+``index-size``
+    A file index as big as a quarter of the data it indexes (or more): every query that consults
+    it reads those bytes, and the table stores them.
+``bloom-oversized``
+    A bloom filter sized for many more items than its files hold rows (Paimon's default is
+    1,000,000 items, 600 KB per file): the filter stays almost empty and costs its bytes on every
+    lookup. Fix: ``items`` near the rows per file.
+``index-unused`` (workload)
+    An index on a column no workload predicate names.
+``index-never-skips`` (workload)
+    An index on a column the workload filters on, where no predicate naming the column skipped a
+    file or selected rows with an index.
+``unindexed-filter`` (workload)
+    A column the workload filters on without a file index, whose predicates still read most of the
+    files partition and stats pruning leave.
+``dv-bloat``
+    A bucket whose deletion vectors mark a fifth of its rows deleted (or more): readers still read
+    and drop them until a compaction rewrites the files.
+``small-files``
+    A bucket of at least :data:`SMALL_FILES_MIN` files whose median is below an eighth of
+    ``target-file-size``: each file costs an open, a footer and index lookups per query.
+
+A finding's ``impact`` says what it costs in its own unit (bytes, rows, files); ``score`` ranks
+findings in bytes (deleted rows at their bucket's bytes per row, a small file at
+:data:`SMALL_FILE_SCORE` bytes).
+Statements use Spark SQL (``ALTER TABLE ... SET TBLPROPERTIES``, ``CALL sys.compact``); option
+changes apply to files written from then on (a full compaction rewrites the existing ones).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..formats.bloom import DEFAULT_FPP, DEFAULT_ITEMS, bloom_filter_sizing
+from ..options import parse_memory_size
+from ..predicate.model import leaves
+from ..units import human_bytes, human_count, human_percent
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..engines.base import Engine
+    from ..metadata.snapshot_reader import SnapshotReader
+    from ..pruning.versions import PaimonRules
+    from ..snapshot_file_indexes import IndexInfo
+    from ..workload import Workload
+
+INDEX_SIZE_RATIO = 0.25
+"""An index at least this fraction of the bytes of the data files it covers is reported."""
+BLOOM_OVERSIZE = 10
+"""A bloom filter sized for at least this many times the rows of its largest files is reported."""
+DV_BLOAT_RATIO = 0.2
+"""A bucket whose deleted rows are at least this fraction of its rows is reported."""
+SMALL_FILES_MIN = 5
+"""Files a bucket needs before its file sizes are judged."""
+SMALL_FILE_SCORE = 1 << 20
+"""Bytes a small file counts as when findings are ranked (its open, footer and index reads)."""
+UNINDEXED_READ_RATIO = 0.5
+"""An unindexed filter column is reported when its predicates read at least this fraction of files."""
+
+DEFAULT_TARGET_FILE_SIZE = {True: 128 << 20, False: 256 << 20}
+"""Paimon's ``target-file-size`` default: 128 MB for primary-key tables, 256 MB for append tables."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: what, where, how much it costs, and the statement that fixes it."""
+
+    kind: str
+    title: str
+    subject: str
+    evidence: str
+    impact: str
+    score: float
+    fix: str
+    statements: tuple[str, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``findings --format json`` record."""
+        return {"kind": self.kind, "title": self.title, "subject": self.subject, "evidence": self.evidence,
+                "impact": self.impact, "score": self.score, "fix": self.fix, "statements": list(self.statements),
+                "details": self.details}
+
+
+@dataclass
+class Findings:
+    """The ranked findings of one snapshot (most costly first) and what could not be checked."""
+
+    table: SnapshotReader
+    items: list[Finding]
+    workload_source: str
+    problems: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Any:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def frame(self) -> pd.DataFrame:
+        """One row per finding (:data:`~paimon_lens.frame_columns.FINDING_COLUMNS`), ranked."""
+        from ..frame_columns import FINDING_COLUMNS
+        from ..lens_frame import LensFrame
+
+        rows = [{"rank": i, "kind": f.kind, "title": f.title, "subject": f.subject, "evidence": f.evidence,
+                 "impact": f.impact, "fix": f.fix, "statements": "; ".join(f.statements)}
+                for i, f in enumerate(self.items, 1)]
+        return LensFrame(rows, columns=list(FINDING_COLUMNS))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``findings --format json`` document."""
+        t = self.table
+        return {"table": t.path, "branch": t.branch, "snapshot_id": t.snapshot_id,
+                "workload": self.workload_source, "findings": [f.to_dict() for f in self.items],
+                "problems": list(self.problems)}
+
+
+# ---- helpers ------------------------------------------------------------------------------------
+
+def _table_ref(table: SnapshotReader) -> str:
+    """The table's name as SQL statements name it (``db.table`` from the warehouse layout)."""
+    name = table.name
+    parent = table.path.rstrip("/").rsplit("/", 2)
+    if len(parent) == 3 and parent[1].endswith(".db"):
+        return f"{parent[1][:-3]}.{name}"
+    return name
+
+
+def _set(table: SnapshotReader, options: dict[str, str | None]) -> list[str]:
+    """``ALTER TABLE`` statements setting (or, for None, resetting) table options."""
+    ref = _table_ref(table)
+    out = []
+    sets = {k: v for k, v in options.items() if v is not None}
+    resets = [k for k, v in options.items() if v is None]
+    if sets:
+        body = ", ".join(f"'{k}' = '{v}'" for k, v in sets.items())
+        out.append(f"ALTER TABLE {ref} SET TBLPROPERTIES ({body})")
+    if resets:
+        out.append(f"ALTER TABLE {ref} UNSET TBLPROPERTIES ({', '.join(repr(k) for k in resets)})")
+    return out
+
+
+def _index_columns(options: dict[str, str], index_type: str) -> list[str]:
+    raw = options.get(f"file-index.{index_type}.columns", "")
+    return [c.strip() for c in raw.split(",") if c.strip()]
+
+
+def _drop_index(table: SnapshotReader, column: str, index_type: str) -> list[str]:
+    """Statements removing ``column`` from ``file-index.<type>.columns`` (and its own options)."""
+    opts = table.schema.options
+    rest = [c for c in _index_columns(opts, index_type) if c != column]
+    change: dict[str, str | None] = {f"file-index.{index_type}.columns": ",".join(rest) if rest else None}
+    prefix = f"file-index.{index_type}.{column}."
+    change.update({k: None for k in opts if k.startswith(prefix)})
+    return _set(table, change)
+
+
+def _partition_text(partition: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in partition.items())
+
+
+def _compact(table: SnapshotReader, partition: dict[str, Any]) -> str:
+    ref = _table_ref(table)
+    if partition:
+        return f"CALL sys.compact(table => '{ref}', partitions => '{_partition_text(partition)}')"
+    return f"CALL sys.compact(table => '{ref}')"
+
+
+def _where(partition: dict[str, Any], bucket: int) -> str:
+    return (f"partition {_partition_text(partition)}, " if partition else "") + f"bucket {bucket}"
+
+
+# ---- the checks ---------------------------------------------------------------------------------
+
+def _index_size(table: SnapshotReader, infos: Sequence[IndexInfo]) -> list[Finding]:
+    by_index: dict[tuple[str, str], list[IndexInfo]] = defaultdict(list)
+    for info in infos:
+        if info.column:
+            by_index[(info.column, info.index_type)].append(info)
+    out = []
+    for (column, index_type), part in sorted(by_index.items()):
+        index_bytes = sum(i.bytes for i in part)
+        data_bytes = sum(i.file.entry.file.file_size for i in part)
+        if not data_bytes or index_bytes < INDEX_SIZE_RATIO * data_bytes:
+            continue
+        ratio = index_bytes / data_bytes
+        out.append(Finding(
+            "index-size", f"{index_type} index on {column} is {human_percent(ratio)} of the data it indexes",
+            column, f"{human_bytes(index_bytes)} of {index_type} index over {len(part)} files holding "
+            f"{human_bytes(data_bytes)} of data", f"{human_bytes(index_bytes)} stored, read by every query "
+            "that consults it", float(index_bytes),
+            f"drop the {index_type} index on {column} unless queries need it (see index-unused / recommend)"
+            + ("; a bloom-filter is a fraction of the size for = and IN" if index_type in ("bitmap", "bsi",
+                                                                                          "range-bitmap") else ""),
+            tuple(_drop_index(table, column, index_type)),
+            {"index_bytes": index_bytes, "data_bytes": data_bytes, "files": len(part), "ratio": ratio}))
+    return out
+
+
+def _bloom_oversized(table: SnapshotReader, infos: Sequence[IndexInfo]) -> list[Finding]:
+    opts = table.schema.options
+    by_column: dict[str, list[IndexInfo]] = defaultdict(list)
+    for info in infos:
+        if info.index_type == "bloom-filter" and info.column and info.reader is not None:
+            by_column[info.column].append(info)
+    out = []
+    for column, part in sorted(by_column.items()):
+        items = int(opts.get(f"file-index.bloom-filter.{column}.items", DEFAULT_ITEMS))
+        fpp = float(opts.get(f"file-index.bloom-filter.{column}.fpp", DEFAULT_FPP))
+        rows = sorted(i.file.entry.file.row_count for i in part)
+        largest = rows[min(len(rows) - 1, int(0.95 * len(rows)))]
+        if largest <= 0 or items < BLOOM_OVERSIZE * largest:
+            continue
+        now = sum(i.bytes for i in part)
+        right_bits, _ = bloom_filter_sizing(largest, fpp)
+        right = len(part) * (4 + right_bits // 8)
+        if right >= now:
+            continue
+        out.append(Finding(
+            "bloom-oversized", f"bloom filter on {column} is sized for {human_count(items)} items; its files "
+            f"hold {human_count(largest)} rows", column,
+            f"{len(part)} filters of {human_bytes(now / len(part))} each (items = {human_count(items)}, "
+            f"fpp = {fpp:g}) on files of up to {human_count(largest)} rows (95th percentile)",
+            f"{human_bytes(now - right)} more than needed", float(now - right),
+            f"size the filter for the rows of a file: items = {largest}",
+            tuple(_set(table, {f"file-index.bloom-filter.{column}.items": str(largest)})),
+            {"items": items, "rows_p95": largest, "index_bytes": now, "right_bytes": right}))
+    return out
+
+
+def _deletion_vectors(table: SnapshotReader) -> list[Finding]:
+    from ..snapshot_deletion_vectors import deletion_vector_infos
+
+    deleted: dict[str, int] = {}
+    for dv in deletion_vector_infos(table):
+        if dv.error is None and dv.cardinality:
+            deleted[dv.data_file] = dv.cardinality
+    if not deleted:
+        return []
+    per_bucket: dict[tuple[str, int], list[Any]] = defaultdict(list)
+    for lf in table.live_files():
+        per_bucket[(_partition_text(lf.partition), lf.entry.bucket)].append(lf)
+    out = []
+    for (_, bucket), files in sorted(per_bucket.items()):
+        rows = sum(lf.entry.file.row_count for lf in files)
+        gone = sum(deleted.get(lf.entry.file.file_name, 0) for lf in files)
+        if not rows or gone < DV_BLOAT_RATIO * rows:
+            continue
+        size = sum(lf.entry.file.file_size for lf in files)
+        where = _where(files[0].partition, bucket)
+        out.append(Finding(
+            "dv-bloat", f"{human_percent(gone / rows)} of the rows of {where} are deleted", where,
+            f"{human_count(gone)} of {human_count(rows)} rows in {len(files)} files ({human_bytes(size)}) are "
+            "marked deleted by deletion vectors", f"{human_count(gone)} deleted rows read and dropped per scan",
+            gone * size / rows, "compact the bucket's partition: the rewrite drops the deleted rows",
+            (_compact(table, files[0].partition),), {"deleted_rows": gone, "rows": rows, "files": len(files)}))
+    return out
+
+
+def _small_files(table: SnapshotReader) -> list[Finding]:
+    opts = table.schema.options
+    raw = opts.get("target-file-size")
+    target = parse_memory_size(raw) if raw else DEFAULT_TARGET_FILE_SIZE[bool(table.schema.primary_keys)]
+    per_bucket: dict[tuple[str, int], list[Any]] = defaultdict(list)
+    for lf in table.live_files():
+        per_bucket[(_partition_text(lf.partition), lf.entry.bucket)].append(lf)
+    out = []
+    for (_, bucket), files in sorted(per_bucket.items()):
+        if len(files) < SMALL_FILES_MIN:
+            continue
+        median = statistics.median(lf.entry.file.file_size for lf in files)
+        if median >= target / 8:
+            continue
+        where = _where(files[0].partition, bucket)
+        out.append(Finding(
+            "small-files", f"{where} holds {len(files)} small files", where,
+            f"{len(files)} files, median {human_bytes(median)} (target-file-size {human_bytes(target)})",
+            f"{len(files)} file opens, footers and index lookups per query", float(len(files) * SMALL_FILE_SCORE),
+            "compact the partition so that files approach target-file-size",
+            (_compact(table, files[0].partition),), {"files": len(files), "median_bytes": median, "target": target}))
+    return out
+
+
+def _workload_checks(table: SnapshotReader, infos: Sequence[IndexInfo], workload: Workload,
+                     explains: Sequence[Any]) -> list[Finding]:
+    """index-unused, index-never-skips and unindexed-filter, from the explain of every workload query."""
+    fields = table.schema.fields
+    indexed: dict[tuple[str, str], int] = defaultdict(int)  # (column as indexed, col[key] too, type) -> bytes
+    for info in infos:
+        if info.column:
+            indexed[(info.column, info.index_type)] += info.bytes
+    named: dict[str, list[tuple[Any, float]]] = defaultdict(list)
+    for q, report in zip(workload, explains):
+        if report is None:
+            continue
+        for name in {fields[leaf.index].name for leaf in leaves(report.predicate)}:
+            named[name].append((report, q.weight))
+    out = []
+    for (column, index_type), nbytes in sorted(indexed.items()):
+        reports = named.get(column.split("[", 1)[0])  # a map-key index serves predicates on its map column
+        if not reports:
+            out.append(Finding(
+                "index-unused", f"no workload query filters on {column}, which has a {index_type} index", column,
+                f"{human_bytes(nbytes)} of {index_type} index; the {len(workload)} workload queries name "
+                f"{', '.join(sorted(named)) or 'no column'}", f"{human_bytes(nbytes)} stored for nothing",
+                float(nbytes), f"drop the {index_type} index on {column}",
+                tuple(_drop_index(table, column, index_type)), {"index_bytes": nbytes}))
+            continue
+        helped = sum(1 for r, _ in reports for f in r.files
+                     if f.stage in ("index", "read index", "index rows")
+                     or (f.index_selected_rows is not None and f.index_selected_rows < f.row_count))
+        if not helped:
+            out.append(Finding(
+                "index-never-skips", f"the {index_type} index on {column} never skipped a file", column,
+                f"{len(reports)} workload queries filter on {column}; none skipped a file or selected rows "
+                f"with the file indexes ({human_bytes(nbytes)} of {index_type} index)",
+                f"{human_bytes(nbytes)} stored and read for nothing", float(nbytes),
+                f"drop the {index_type} index on {column}, or run recommend for one that skips",
+                tuple(_drop_index(table, column, index_type)), {"index_bytes": nbytes, "queries": len(reports)}))
+    have_index = {c.split("[", 1)[0] for c, _ in indexed}
+    partition_keys = set(table.schema.partition_keys)  # partition pruning serves those
+    for column, reports in sorted(named.items()):
+        if column in have_index or column in partition_keys:
+            continue
+        considered = sum(sum(1 for f in r.files if f.stage not in ("partition", "bucket")) * w for r, w in reports)
+        read = sum(sum(1 for f in r.files if f.read) * w for r, w in reports)
+        read_bytes = sum(sum(f.file_size for f in r.files if f.read) * w for r, w in reports)
+        if not considered or read < UNINDEXED_READ_RATIO * considered:
+            continue
+        ranges = any(leaf.function in ("LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual", "Between")
+                     for r, _ in reports for leaf in leaves(r.predicate) if fields[leaf.index].name == column)
+        index_type = "range-bitmap" if ranges else "bloom-filter"
+        current = _index_columns(table.schema.options, index_type)
+        total_weight = sum(w for _, w in reports)
+        out.append(Finding(
+            "unindexed-filter", f"queries filtering on {column} read {human_percent(read / considered)} of the files",
+            column, f"{len(reports)} workload queries filter on {column}, which has no file index; stats "
+            f"pruning leaves them {human_bytes(read_bytes / total_weight)} to read per query (weighted)",
+            f"{human_bytes(read_bytes / total_weight)} read per query", read_bytes / total_weight,
+            f"add a {index_type} index on {column} (recommend measures it first)",
+            tuple(_set(table, {f"file-index.{index_type}.columns": ",".join([*current, column])})),
+            {"read_files": read, "files": considered, "index_type": index_type}))
+    return out
+
+
+def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequence[IndexInfo] | None = None,
+         explained: Sequence[tuple[Any, Any]] | None = None, engine: Engine | None = None,
+         rules: PaimonRules | None = None) -> Findings:
+    """Every finding of ``table``'s snapshot, ranked by score (most costly first).
+
+    ``workload`` adds the workload checks (its queries explained in one run on ``engine`` with
+    ``rules``; a query that does not parse is named in ``problems``), or ``explained`` gives the
+    (query, explain report) pairs already computed. ``infos``: the decoded file indexes when they
+    are at hand. A check that cannot run is named in ``problems``; the others still do.
+    """
+    from ..errors import PaimonLensError
+    from ..snapshot_file_indexes import table_file_indexes
+
+    problems: list[str] = []
+    items: list[Finding] = []
+    try:
+        index_infos = list(infos) if infos is not None else list(table_file_indexes(table, engine))
+    except (PaimonLensError, OSError) as e:
+        index_infos = []
+        problems.append(f"file indexes could not be read: {e}")
+    checks = [("index sizes", lambda: _index_size(table, index_infos)),
+              ("bloom-filter sizing", lambda: _bloom_oversized(table, index_infos)),
+              ("deletion vectors", lambda: _deletion_vectors(table)),
+              ("file sizes", lambda: _small_files(table))]
+    if explained is not None and workload is not None:
+        def reuse() -> list[Finding]:
+            from dataclasses import replace
+
+            pairs = list(explained)
+            return _workload_checks(table, index_infos, replace(workload, queries=tuple(q for q, _ in pairs)),
+                                    [r for _, r in pairs])
+
+        checks.append(("workload", reuse))
+    elif workload is not None and len(workload):
+        def run_workload() -> list[Finding]:
+            from ..pruning.run import explain_many
+
+            bound, skipped = workload.bind(table.schema.fields)
+            problems.extend(f"workload {q['label']} ({q['where']}): {q['error']}" for q in skipped)
+            if not len(bound):
+                return []
+            reports = explain_many(table, [q.predicate for q in bound if q.predicate is not None],
+                                   engine=engine, rules=rules)
+            return _workload_checks(table, index_infos, bound, reports)
+
+        checks.append(("workload", run_workload))
+    for what, check in checks:
+        try:
+            items += check()
+        except (PaimonLensError, OSError, ValueError, KeyError, TypeError) as e:
+            problems.append(f"{what}: {type(e).__name__}: {e}")
+    items.sort(key=lambda f: -f.score)
+    return Findings(table, items, "none" if workload is None else workload.source, problems)
