@@ -12,14 +12,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
-from .engines.files import map_file_chunks
+from .engines.files import map_file_chunks, task_count
 from .engines.local import LOCAL
 from .errors import PaimonLensError
 from .formats.file_index_format import FileIndexFormatReader, IndexEntry, index_field_type
 from .formats.index_reader import FileIndexReader
 from .formats.summary import VALUE_FIELDS
+from .progress import progress
 from .types import DataType
 
 if TYPE_CHECKING:
@@ -128,9 +130,12 @@ def _create_reader(container: FileIndexFormatReader, column: str, entry: IndexEn
     return create_reader(entry.index_type, dtype, data, container.path, container.base + entry.start)
 
 
-def _decode_chunk(table: SnapshotReader, files: list[LiveFile], _extras: list[Any]) -> list[list[IndexInfo]]:
-    """A task: every index of each file, decoded and summarised."""
-    return [list(file_indexes(table, lf)) for lf in files]
+def _decode_chunk(table: SnapshotReader, files: list[LiveFile], _extras: list[Any],
+                  show: bool | None = False) -> list[list[IndexInfo]]:
+    """A task: every index of each file, decoded and summarised (``show``: a progress bar, see
+    :mod:`paimon_lens.progress`; off in tasks of other processes)."""
+    shown = files if show is False else progress(files, total=len(files), desc="decoding file indexes", enabled=show)
+    return [list(file_indexes(table, lf)) for lf in shown]
 
 
 def table_file_indexes(table: SnapshotReader, engine: Engine | None = None) -> list[IndexInfo]:
@@ -147,7 +152,8 @@ def _decode_all(table: SnapshotReader, engine: Engine) -> list[IndexInfo]:
     files = table.live_files()
     out: list[IndexInfo] = []
     i = 0
-    for per_file in map_file_chunks(engine, table, files, _decode_chunk):
+    task = partial(_decode_chunk, show=None) if task_count(engine) == 1 else _decode_chunk
+    for per_file in map_file_chunks(engine, table, files, task):
         for infos in per_file:
             lf = files[i]
             i += 1

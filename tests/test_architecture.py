@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "paimon_lens.options": 0,
     "paimon_lens.lens_frame": 0,
     "paimon_lens.frame_columns": 0,
+    "paimon_lens.progress": 0,
     "paimon_lens.rendering": 0,
     "paimon_lens._version": 0,
     "paimon_lens.io": 10,

@@ -479,7 +479,7 @@ def _advise_threshold(table: SnapshotReader, result: WhatIfResult, chosen: Seque
 def recommend(table: SnapshotReader, workload: Any = None, *, columns: Sequence[str] | None = None,
               index_types: Sequence[str] | None = None, max_files: int | None = None,
               sample_rows_per_file: int | None = None, seed: int = 0, query_runs: int = QUERY_RUNS,
-              progress: bool = False) -> Advice:
+              progress: bool | None = None) -> Advice:
     """Measure candidate indexes on the table's own data and advise which to add, change or drop.
 
     Args:
@@ -495,6 +495,8 @@ def recommend(table: SnapshotReader, workload: Any = None, *, columns: Sequence[
         sample_rows_per_file: profile only this many rows per file (top values and quantiles).
         query_runs: how many times each query runs over the index's life (weighs read bytes
             against stored bytes).
+        progress: progress bars for profiling and measuring: True at once, False never, None once
+            the work is long (:mod:`paimon_lens.progress`).
     """
     from .derive import derive_workload
     from .profile import profile_table

@@ -69,6 +69,7 @@ from ..errors import CorruptFileError, PaimonLensError
 from ..formats.data_file import arrow_from_internal, arrow_type, internal_values, read_stored_columns
 from ..frame_columns import COLUMN_FRAME_COLUMNS, FILE_FRAME_COLUMNS
 from ..metadata.row_ranges import is_blob_file
+from ..progress import progress as show_progress
 from ..snapshot_deletion_vectors import deletion_vector_infos
 from ..types import DataField, DataType
 from ..values import float32, to_json, to_python
@@ -90,8 +91,6 @@ MAX_SAMPLES = 32
 QUANTILES = 100
 """``ColumnProfile.quantiles`` holds the 0, 1, ..., 100 % quantiles of ordered columns."""
 
-PROGRESS_THRESHOLD = 64
-"""Show a progress bar (tqdm.auto) when more data files than this are profiled."""
 
 _ORDERED = frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "DATE", "TIME",
                       "TIMESTAMP", "TIMESTAMP_LTZ"})
@@ -638,17 +637,15 @@ class _ChunkProfile:
 
 def _profile_chunk(table: SnapshotReader, lfs: Sequence[LiveFile], extras: Sequence[tuple[int, np.ndarray | None]], *,
                    fields: Sequence[DataField], top_k: int, sample_rows: int | None, seed: int,
-                   skip_deleted: bool, progress: bool = False) -> _ChunkProfile:
+                   skip_deleted: bool, progress: bool | None = False) -> _ChunkProfile:
     """Profile ``lfs`` (``extras``: each file's position among the live files and deleted positions).
 
     The pieces come back without their value counts, which are merged per field over the chunk
     (in file order, so merging the chunks' counts in order equals merging every file's).
     """
     iterator: Any = zip(lfs, extras)
-    if progress:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(iterator, total=len(lfs), desc="profiling data files", unit="file")
+    if progress is not False:
+        iterator = show_progress(iterator, total=len(lfs), desc="profiling data files", enabled=progress)
     done: list[tuple[int, FileProfile, list[_Piece]]] = []
     errors: list[UnprofiledFile] = []
     for lf, (position, deleted) in iterator:
@@ -707,7 +704,7 @@ def profile_table(table: SnapshotReader, columns: Sequence[str] | None = None, *
         top_k: how many most frequent values to keep.
         skip_deleted: leave out rows deleted by deletion vectors (default: profile files as
             stored, which is what their min/max stats and file indexes cover).
-        progress: show a progress bar (default: when more than :data:`PROGRESS_THRESHOLD` files;
+        progress: show a progress bar (default: once the work is long, see :mod:`paimon_lens.progress`;
             in process only).
 
     Raises:
@@ -729,9 +726,8 @@ def profile_table(table: SnapshotReader, columns: Sequence[str] | None = None, *
         chosen = [chosen[i] for i in sorted(rng.choice(len(live), max(0, max_files), replace=False))]
     dvs = _deletion_vectors(table)
     engine = engine_of(table)
-    show = progress if progress is not None else len(chosen) > PROGRESS_THRESHOLD
     run = partial(_profile_chunk, fields=fields, top_k=top_k, sample_rows=sample_rows_per_file, seed=seed,
-                  skip_deleted=skip_deleted, progress=show and task_count(engine) == 1)
+                  skip_deleted=skip_deleted, progress=progress if task_count(engine) == 1 else False)
     chosen_files = [lf for _, lf in chosen]
     extras = [(position, dvs.get(lf.entry.file.file_name)) for position, lf in chosen]
     chunks = map_file_chunks(engine, table, chosen_files, run, extras)

@@ -75,6 +75,7 @@ from ..frame_columns import QUERY_COLUMNS, THRESHOLD_COLUMNS, WHATIF_COLUMNS
 from ..metadata.row_ranges import is_blob_file
 from ..options import parse_memory_size
 from ..predicate.model import LeafPredicate, Predicate
+from ..progress import progress as show_progress
 from ..pruning.evolution import devolve_filter, field_names
 from ..pruning.file_index_predicate import FileIndexPredicate, index_field_type
 from ..pruning.run import explain_many
@@ -647,7 +648,7 @@ def _add_tally(into: QueryTally, part: QueryTally) -> None:
 def _measure_chunk(table: SnapshotReader, lfs: Sequence[LiveFile],
                    extras: Sequence[tuple[list[tuple[int, int, int]], BitMap | None]], *,
                    cands: Sequence[Candidate], field_ids: Mapping[str, int], wanted_ids: Sequence[int],
-                   predicates: Sequence[Predicate], progress: bool = False) -> _ChunkMeasure:
+                   predicates: Sequence[Predicate], progress: bool | None = False) -> _ChunkMeasure:
     """Build every candidate for ``lfs`` and evaluate the queries that read each file.
 
     ``extras``: per file, the ``(query, rows after deletion vectors, file bytes)`` of the queries
@@ -659,10 +660,8 @@ def _measure_chunk(table: SnapshotReader, lfs: Sequence[LiveFile],
     measures = [CandidateMeasure(c) for c in cands]
     tallies = [[QueryTally() for _ in predicates] for _ in cands]
     iterator: Iterable[tuple[LiveFile, tuple[list[tuple[int, int, int]], BitMap | None]]] = zip(lfs, extras)
-    if progress:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(iterator, total=len(lfs), desc="what-if", unit="file")
+    if progress is not False:
+        iterator = show_progress(iterator, total=len(lfs), desc="measuring candidate indexes", enabled=progress)
     for lf, (reads, dv) in iterator:
         schema = table.schema_manager.schema(lf.entry.file.schema_id)
         # the file's own types: Paimon builds a file's index from the values as it stores them
@@ -702,7 +701,7 @@ def _measure_chunk(table: SnapshotReader, lfs: Sequence[LiveFile],
 
 @consistent
 def measure(table: SnapshotReader, workload: WorkloadLike, candidates: Sequence[Candidate], *,
-            max_files: int | None = None, seed: int = 0, progress: bool = False) -> WhatIfResult:
+            max_files: int | None = None, seed: int = 0, progress: bool | None = None) -> WhatIfResult:
     """Build every candidate's index for the table's data files and run the workload against it.
 
     Args:
@@ -714,8 +713,9 @@ def measure(table: SnapshotReader, workload: WorkloadLike, candidates: Sequence[
         max_files: build and evaluate a seeded random sample of this many live files; totals are
             extrapolated (see the module docs and ``notes``).
         seed: the sample's seed.
-        progress: show a progress bar (tqdm) over the files (in process only; on a distributed engine
-            the files are measured in tasks).
+        progress: a progress bar over the files: True at once, False never, None once the work is
+            long (:mod:`paimon_lens.progress`); in process only (on a distributed engine the files
+            are measured in tasks).
 
     Returns:
         A :class:`WhatIfResult`; ``.frame()`` is the per-candidate table.
@@ -751,7 +751,8 @@ def measure(table: SnapshotReader, workload: WorkloadLike, candidates: Sequence[
         extras.append((reads, dvs.get(name)))
     engine = engine_of(table)
     run = partial(_measure_chunk, cands=cands, field_ids=field_ids, wanted_ids=wanted_ids,
-                  predicates=[b.query.predicate for b in baselines], progress=progress and task_count(engine) == 1)
+                  predicates=[b.query.predicate for b in baselines],
+                  progress=progress if task_count(engine) == 1 else False)
     chunks = map_file_chunks(engine, table, sample, run, extras)
     for chunk in chunks:
         for m, part in zip(measures, chunk.measures):

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from ..consistency import consistent
 from ..errors import PaimonLensError, SnapshotNotFoundError, TableNotFoundError
 from ..io.fileio import FileIO, TableFileIO, get_file_io, local_path, strip_file_scheme
+from ..progress import progress
 from .binary_row import decode_binary_row
 from .gc_pause import gc_paused
 from .manifest import (
@@ -48,8 +49,6 @@ R = TypeVar("R", bound="SnapshotReader")
 Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], list[Any]]
 """``map(fn, items) -> [fn(x) for x in items]`` run elsewhere (an engine's); ``fn`` is picklable."""
 
-PROGRESS_THRESHOLD = 64
-"""Show a progress bar (tqdm.auto) when more manifests than this are read at once."""
 
 
 @dataclass(frozen=True)
@@ -254,19 +253,14 @@ class SnapshotReader:
         """
         if len(names) <= 1:
             return [fn(n) for n in names]
-        show = self.progress if self.progress is not None else len(names) > PROGRESS_THRESHOLD
 
-        def progress(it: Iterable[T]) -> Iterable[T]:
-            if not show:
-                return it
-            from tqdm.auto import tqdm
-
-            return tqdm(it, total=len(names), desc=f"reading {what}", unit="file")
+        def shown(it: Iterable[T]) -> Iterable[T]:
+            return progress(it, total=len(names), desc=f"reading {what}", enabled=self.progress)
 
         if local_path(self.file_io, self.path) is not None:
-            return list(progress(map(fn, names)))
+            return list(shown(map(fn, names)))
         with ThreadPoolExecutor(max_workers=min(8, len(names))) as pool:
-            return list(progress(pool.map(fn, names)))
+            return list(shown(pool.map(fn, names)))
 
     def _manifest_list(self, name: str, kind: str) -> list[ManifestFileMeta]:
         key = f"{kind}:{name}"

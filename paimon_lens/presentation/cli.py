@@ -474,13 +474,21 @@ def build_parser() -> argparse.ArgumentParser:
     from ..synth import add_synth_parser  # light: pyspark is imported by the job only
 
     add_synth_parser(sub)
+    for command in sub.choices.values():
+        command.add_argument("--no-progress", action="store_true",
+                             help="no progress bars (on stderr, they appear once work takes over a second)")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``paimon-lens`` console script."""
+    from ..progress import progress_enabled, set_progress
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    before = progress_enabled()
+    if getattr(args, "no_progress", False):
+        set_progress(False)
     try:
         code: int = args.func(args, sys.stdout)
         return code
@@ -493,6 +501,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f": {e.filename}" if getattr(e, "filename", None) else ""
         print(f"paimon-lens: error: {e.strerror or type(e).__name__}{where}", file=sys.stderr)
         return 2
+    finally:
+        set_progress(before)
 
 
 if __name__ == "__main__":  # pragma: no cover

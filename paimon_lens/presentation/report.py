@@ -438,17 +438,25 @@ def build_report(table: Table, workload: Any = None, recommendations: Any = None
     recommendations when given (an :class:`~paimon_lens.advisor.advise.Advice` or a frame) and the
     workload's funnels; the inventory (overview, files, indexes, deletion vectors) follows, folded.
     """
+    from ..progress import progress
+
     wl = as_workload(workload)
     explains: list[Any] = []
     pairs: list[tuple[Any, Any]] = []
-    work = _workload(table, wl, explains, pairs)
-    sections = [findings_section(table, wl if len(wl) else None, pairs if len(wl) else None)]
-    rec = _recommendations(recommendations)
-    if rec is not None:
-        sections.append(rec)
-    sections.append(work)
-    for inventory in (_overview(table), files_section(table), indexes_section(table),
-                      deletion_vectors_section(table)):
+    built: dict[str, Section | None] = {}
+    steps: list[tuple[str, Callable[[], Section | None]]] = [
+        ("workload", lambda: _workload(table, wl, explains, pairs)),
+        ("findings", lambda: findings_section(table, wl if len(wl) else None, pairs if len(wl) else None)),
+        ("recommendations", lambda: _recommendations(recommendations)),
+        ("overview", lambda: _overview(table)), ("files", lambda: files_section(table)),
+        ("indexes", lambda: indexes_section(table)), ("dv", lambda: deletion_vectors_section(table)),
+    ]
+    for key, make in progress(steps, total=len(steps), desc="building the report", unit="section"):
+        built[key] = make()
+    sections = [s for key in ("findings", "recommendations", "workload") if (s := built[key]) is not None]
+    for key in ("overview", "files", "indexes", "dv"):
+        inventory = built[key]
+        assert inventory is not None
         inventory.collapsed = True
         sections.append(inventory)
     now = _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
