@@ -242,7 +242,8 @@ QUERY_COLUMNS = {
 
 RECOMMENDATION_COLUMNS = {
     "column": "column", "action": "add, change, keep, drop or none", "index_type": "index type (None: no index)",
-    "options": "index options", "label": "the candidate chosen", "index_bytes": "index bytes over all files",
+    "options": "index options", "label": "the candidate chosen",
+    "index_bytes": "index bytes over all files (a drop: the bytes the dropped index takes now)",
     "files_skipped_per_query": "files skipped per query on the column",
     "bytes_avoided_per_query": "data bytes not read per query on the column",
     "rows_avoided_per_query": "rows removed per query on the column",

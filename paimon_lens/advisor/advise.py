@@ -38,7 +38,7 @@ Spark and Flink SQL to apply it, and ``CALL sys.rewrite_file_index`` to rebuild 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..consistency import consistent
@@ -603,10 +603,12 @@ def _advise(table: SnapshotReader, wl: Workload, derived: bool, profile: TablePr
         notes.append(f"no workload given: {len(wl)} queries derived from the column profiles "
                      "(point lookups on present and absent values, IN lists, ranges)")
     unnamed = [s for s in existing if s.column not in columns and "[" not in s.column]
+    stored = _stored_index_bytes(table) if unnamed else {}
     for spec in unnamed:
-        recs.append(_rec(spec.column, "drop", spec.index_type, dict(spec.options), f"drop {spec.index_type}", None,
-                         0.0, 0.0, 0, "low" if derived else "medium",
-                         f"no query of the workload names {spec.column}: its {spec.index_type} index is never used"))
+        rec = _rec(spec.column, "drop", spec.index_type, dict(spec.options), f"drop {spec.index_type}", None,
+                   0.0, 0.0, 0, "low" if derived else "medium",
+                   f"no query of the workload names {spec.column}: its {spec.index_type} index is never used")
+        recs.append(replace(rec, index_bytes=float(stored.get((spec.column, spec.index_type), 0))))  # saved
     return Advice(table, wl, derived, recs, result, profile, tradeoffs, threshold, threshold_reason, query_runs,
                   notes)
 
@@ -616,6 +618,25 @@ def _existing_score(scores: Sequence[_Score], spec: Any) -> _Score | None:
         if s.cand.index_type == spec.index_type and same_index(spec.index_type, s.cand.options, spec.options):
             return s
     return None
+
+
+def _stored_index_bytes(table: SnapshotReader) -> dict[tuple[str, str], int]:
+    """Bytes of every (column, index type) the snapshot's files store, from the containers' heads."""
+    from ..errors import PaimonLensError
+    from ..snapshot_file_indexes import open_container
+
+    out: dict[tuple[str, str], int] = {}
+    for lf in table.live_files():
+        try:
+            container = open_container(table, lf)
+        except (PaimonLensError, OSError):
+            continue  # a container that cannot be read is said by file_indexes(); it is not counted
+        if container is None:
+            continue
+        for column, entry in container.layout.entries():
+            key = (column, entry.index_type)
+            out[key] = out.get(key, 0) + max(entry.length, 0)
+    return out
 
 
 def _rec(col: str, action: str, index_type: str | None, options: dict[str, str], label: str, s: _Score | None,

@@ -120,3 +120,12 @@ def test_findings_frame_cli_and_json(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["findings", "data/demo_orders"]) == 0
     text = capsys.readouterr().out
     assert "1. [index-size] range-bitmap index on amount" in text and "ALTER TABLE demo_orders" in text
+
+
+def test_dropping_an_index_no_query_names_shows_the_bytes_it_frees() -> None:
+    advice = pl.recommend(EVENTS, WORKLOAD, progress=False)
+    stored = pl.open_table(EVENTS).file_indexes()
+    for rec in advice.recommendations:
+        if rec.action == "drop" and "never used" in rec.reason:
+            want = stored.loc[(stored["column"] == rec.column) & (stored["index_type"] == rec.index_type), "bytes"]
+            assert rec.index_bytes == want.sum() > 0, rec
