@@ -283,6 +283,7 @@ def pareto(advice: Any) -> Figure:
             ax.scatter(chosen["index_bytes"], cg, s=120, facecolors="none", edgecolors=color, linewidths=2)
     ax.set_xscale("symlog")
     _human_axis(ax)
+    ax.tick_params(axis="x", labelrotation=30, labelsize=7)  # byte labels of many decades would overlap
     ax.set_xlabel("index bytes (all files)")
     ax.set_ylabel("bytes avoided per query (rows where no file is skipped)")
     ax.set_title("candidates: storage vs gain (ringed: recommended)", fontsize=9)

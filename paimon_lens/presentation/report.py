@@ -132,7 +132,7 @@ def _overview(table: Table) -> Section:
         ("kind", "primary-key table" if table.is_primary_key_table else "append table"),
         ("primary keys", ", ".join(schema.primary_keys) or "-"),
         ("partition keys", ", ".join(schema.partition_keys) or "-"),
-        ("bucket", str(schema.options.get("bucket", "-1 (unaware or dynamic)"))),
+        ("bucket", _bucket_text(schema.options.get("bucket", "-1"), bool(schema.primary_keys))),
         ("snapshot", "-" if snap is None else f"{snap.id} ({snap.commit_kind}, {_commit_time(snap.time_millis)})"),
         ("records", "-" if snap is None or snap.total_record_count is None else human_count(snap.total_record_count)),
         ("schema", f"{schema.id} ({len(schema.fields)} columns)"),
@@ -155,6 +155,16 @@ def _overview(table: Table) -> Section:
     if index_opts:
         s.blocks.append(frame_html(pd.DataFrame({"option": list(index_opts), "value": list(index_opts.values())})))
     return s
+
+
+def _bucket_text(bucket: str, primary_key: bool) -> str:
+    """The ``bucket`` option with what it means (-1 and -2 are modes, not bucket counts)."""
+    if bucket.strip() == "-1":
+        return ("-1: dynamic bucket mode (buckets assigned by a key index as data grows)" if primary_key
+                else "-1: bucket-unaware append table (no bucket key; every file in bucket 0)")
+    if bucket.strip() == "-2":
+        return "-2: postpone bucket mode (rows wait in bucket -2 until a compaction assigns buckets)"
+    return f"{bucket} fixed buckets (rows placed by the hash of the bucket key)"
 
 
 def _commit_time(millis: int | None) -> str:

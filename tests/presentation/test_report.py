@@ -103,3 +103,12 @@ def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "wrote" in capsys.readouterr().out
     assert "snapshot 2" in out.read_text(encoding="utf-8")
     assert main(["report", "no/such/table", "-o", str(out)]) == 2
+
+
+def test_bucket_modes_are_explained() -> None:
+    from paimon_lens.presentation.report import _bucket_text
+
+    assert "bucket-unaware" in _bucket_text("-1", False) and "dynamic bucket" in _bucket_text("-1", True)
+    assert "postpone" in _bucket_text("-2", True) and _bucket_text("4", True).startswith("4 fixed buckets")
+    overview = next(s for s in paimon_lens.report("data/events20").sections if s.key == "overview")
+    assert ("bucket", "-1: bucket-unaware append table (no bucket key; every file in bucket 0)") in overview.facts
