@@ -139,3 +139,25 @@ def test_notebook_fragment_is_inert_without_csp(browser: Any, hostile: Any, tmp_
     _load(browser, page)
     body = _assert_inert(browser, "fragment")
     assert SCRIPT_COL in body and PAYLOADS[2] in body
+
+
+@pytest.mark.parametrize("width", [1000, 1400, 1920])
+def test_report_fits_the_window_at_any_common_width(browser: Any, tmp_path: Path, width: int) -> None:
+    """No horizontal page overflow at 1,000 - 1,920 px: wide tables scroll inside their own box."""
+    out = paimon_lens.report("data/events20", "data/events20.workload.sql").save(tmp_path / "report.html")
+    browser.set_window_size(width, 1400)
+    try:
+        _load(browser, out)
+        browser.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
+        page = browser.execute_script(
+            "return {scroll: document.documentElement.scrollWidth, inner: window.innerWidth}")
+        assert page["scroll"] <= page["inner"], page
+        boxes = browser.execute_script(
+            "return Array.from(document.querySelectorAll('.paimon-lens-frame')).map(d => ({"
+            "box: d.getBoundingClientRect().right, style: getComputedStyle(d).overflowX,"
+            "wide: d.scrollWidth > d.clientWidth}))")
+        assert boxes and all(b["box"] <= page["inner"] and b["style"] == "auto" for b in boxes), boxes
+        shot = tmp_path / f"report-{width}.png"
+        assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 20_000
+    finally:
+        browser.set_window_size(1280, 2200)
