@@ -25,6 +25,10 @@ evidence, its cost and the statement that fixes it. The checks:
 ``small-files``
     A bucket of at least :data:`SMALL_FILES_MIN` files whose median is below an eighth of
     ``target-file-size``: each file costs an open, a footer and index lookups per query.
+``embedded-indexes``
+    At least :data:`EMBEDDED_MIN` bytes of index containers embedded in the manifests
+    (``file-index.in-manifest-threshold``): every scan plan reads and decodes them, for every file,
+    whether the query consults those indexes or not.
 
 A finding's ``impact`` says what it costs in its own unit (bytes, rows, files); ``score`` ranks
 findings in bytes (deleted rows at their bucket's bytes per row, a small file at
@@ -65,6 +69,8 @@ SMALL_FILES_MIN = 5
 """Files a bucket needs before its file sizes are judged."""
 SMALL_FILE_SCORE = 1 << 20
 """Bytes a small file counts as when findings are ranked (its open, footer and index reads)."""
+EMBEDDED_MIN = 256 << 10
+"""Embedded index bytes from which the manifests' load is reported."""
 UNINDEXED_READ_RATIO = 0.5
 """An unindexed filter column is reported when its predicates read at least this fraction of files."""
 
@@ -292,6 +298,26 @@ def _small_files(table: SnapshotReader) -> list[Finding]:
     return out
 
 
+def _embedded_indexes(table: SnapshotReader) -> list[Finding]:
+    from ..writer.file_index import DEFAULT_IN_MANIFEST_THRESHOLD, in_manifest_threshold
+
+    sizes = [table.index_size(lf) or 0 for lf in table.live_files() if lf.index_location == "embedded"]
+    total = sum(sizes)
+    if total < EMBEDDED_MIN:
+        return []
+    threshold = in_manifest_threshold(table.schema.options)
+    manifests = sum(m.file_size for m in table.manifest_files())
+    return [Finding(
+        "embedded-indexes", f"the manifests carry {human_bytes(total)} of embedded file indexes", "manifests",
+        f"{len(sizes)} containers of up to {human_bytes(max(sizes))} are embedded "
+        f"(file-index.in-manifest-threshold = {human_bytes(threshold)}); the manifests take "
+        f"{human_bytes(manifests)} compressed", f"{human_bytes(total)} read and decoded by every scan plan",
+        float(total), "keep only small containers in the manifests (Paimon's default threshold is "
+        f"{DEFAULT_IN_MANIFEST_THRESHOLD} B; recommend measures one for the workload)",
+        tuple(_set(table, {"file-index.in-manifest-threshold": f"{DEFAULT_IN_MANIFEST_THRESHOLD} b"})),
+        {"embedded_bytes": total, "containers": len(sizes), "threshold": threshold, "manifest_bytes": manifests})]
+
+
 def _workload_checks(table: SnapshotReader, infos: Sequence[IndexInfo], workload: Workload,
                      explains: Sequence[Any]) -> list[Finding]:
     """index-unused, index-never-skips and unindexed-filter, from the explain of every workload query."""
@@ -377,7 +403,8 @@ def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequ
     checks = [("index sizes", lambda: _index_size(table, index_infos)),
               ("bloom-filter sizing", lambda: _bloom_oversized(table, index_infos)),
               ("deletion vectors", lambda: _deletion_vectors(table)),
-              ("file sizes", lambda: _small_files(table))]
+              ("file sizes", lambda: _small_files(table)),
+              ("embedded indexes", lambda: _embedded_indexes(table))]
     if explained is not None and workload is not None:
         def reuse() -> list[Finding]:
             from dataclasses import replace

@@ -129,3 +129,12 @@ def test_dropping_an_index_no_query_names_shows_the_bytes_it_frees() -> None:
         if rec.action == "drop" and "never used" in rec.reason:
             want = stored.loc[(stored["column"] == rec.column) & (stored["index_type"] == rec.index_type), "bytes"]
             assert rec.index_bytes == want.sum() > 0, rec
+
+
+def test_manifests_carrying_big_embedded_indexes() -> None:
+    found = pl.open_table("data/demo_orders").find()  # file-index.in-manifest-threshold = 100kb
+    embedded = next(f for f in found if f.kind == "embedded-indexes")
+    assert embedded.details["containers"] == 6 and embedded.details["embedded_bytes"] > 500_000
+    assert embedded.statements == ("ALTER TABLE demo_orders SET TBLPROPERTIES "
+                                   "('file-index.in-manifest-threshold' = '500 b')",)
+    assert kinds(pl.open_table(EVENTS).find(), "embedded-indexes") == []  # 12 KiB embedded
