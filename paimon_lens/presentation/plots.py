@@ -12,6 +12,7 @@ Requires the ``notebook`` extra (``pip install 'paimon-lens[notebook]'``).
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import warnings
 from collections.abc import Sequence
@@ -308,12 +309,68 @@ def figure_data_uri(fig: Figure) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(figure_svg(fig)).decode("ascii")
 
 
+#: font families with CJK (and other non-Latin) glyphs, used as fallbacks when installed
+FALLBACK_FONTS = ("Noto Sans CJK JP", "Noto Sans CJK SC", "Noto Sans CJK KR", "Noto Sans CJK TC",
+                  "Source Han Sans", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei", "Droid Sans Fallback",
+                  "Noto Sans", "Arial Unicode MS")
+
+
+@functools.lru_cache(maxsize=1)
+def _fonts() -> tuple[tuple[str, ...], frozenset[int]]:
+    """The installed fallback families, and the characters the PNG fonts (with them) can draw."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    installed = {f.name: f.fname for f in font_manager.fontManager.ttflist}
+    fallbacks = tuple(name for name in FALLBACK_FONTS if name in installed)
+    chars: set[int] = set()
+    for path in [font_manager.findfont("DejaVu Sans"), *(installed[n] for n in fallbacks)]:
+        try:
+            chars.update(FT2Font(path).get_charmap())
+        except (OSError, RuntimeError):  # an unreadable font file draws nothing
+            continue
+    return fallbacks, frozenset(chars)
+
+
+def png_text(text: str) -> str:
+    """``text`` as the PNG fonts can draw it: a character no installed font has becomes ``<U+4E2D>``
+    (instead of an empty box); SVG keeps every character, the browser's fonts draw it."""
+    chars = _fonts()[1]
+    if all(ord(c) in chars or c.isspace() for c in text):
+        return text
+    return "".join(c if ord(c) in chars or c.isspace() else f"<U+{ord(c):04X}>" for c in text)
+
+
 def figure_png(fig: Figure, dpi: int = 100) -> bytes:
-    """The figure as PNG bytes."""
+    """The figure as PNG bytes (non-Latin text through fallback fonts, or spelled as code points)."""
+    import matplotlib
+    from matplotlib.text import Text
+    from matplotlib.ticker import FuncFormatter
+
+    fallbacks, _ = _fonts()
+    originals = []
+    for t in fig.findobj(Text):
+        text = t.get_text()
+        drawn = png_text(text)
+        if drawn != text:
+            originals.append((t, text))
+            t.set_text(drawn)
+    formatters = []  # tick labels are made while drawing (category names): spelled there
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            fmt = axis.get_major_formatter()
+            formatters.append((axis, fmt))
+            axis.set_major_formatter(FuncFormatter(lambda x, pos, fmt=fmt: png_text(fmt(x, pos))))
     buf = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        fig.savefig(buf, format="png", dpi=dpi)
+    try:
+        with matplotlib.rc_context({"font.sans-serif": ["DejaVu Sans", *fallbacks]}), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+            fig.savefig(buf, format="png", dpi=dpi)
+    finally:  # the figure keeps its text (its SVG shows every character)
+        for t, text in originals:
+            t.set_text(text)
+        for axis, fmt in formatters:
+            axis.set_major_formatter(fmt)
     return buf.getvalue()
 
 

@@ -111,3 +111,20 @@ def test_byte_axis_labels_name_their_tick_exactly(events) -> None:  # type: igno
         for pos, text in labels:
             number, unit = text.split()
             assert float(number) * units[unit] == pytest.approx(pos, abs=1e-6)
+
+
+def test_non_latin_text_in_png_plots_is_drawn_or_spelled() -> None:
+    """No empty boxes: CJK text uses an installed fallback font, or shows its code points."""
+    from paimon_lens.presentation.plots import _figure_class, _fonts, figure_png, figure_svg, png_text
+
+    fallbacks, chars = _fonts()
+    assert png_text("abc é") == "abc é"
+    assert png_text("中") == ("中" if ord("中") in chars else "<U+4E2D>")
+    assert ord("中") in chars or not fallbacks
+    fig = _figure_class()(figsize=(3, 2))
+    ax = fig.subplots()
+    ax.barh(["中文", "abc"], [1, 2])
+    ax.set_title("标题")
+    assert figure_png(fig)[:4] == b"\x89PNG"
+    assert ax.get_title() == "标题"  # the figure keeps its text: the SVG (browser fonts) shows it
+    assert "标题" in figure_svg(fig).decode("utf-8")
