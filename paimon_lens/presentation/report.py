@@ -157,6 +157,32 @@ def _overview(table: Table) -> Section:
     return s
 
 
+#: every abbreviation and term of art the report uses, explained once
+TERMS = (
+    ("DV, deletion vector", "a bitmap of the rows of one data file that are deleted; readers skip them "
+                            "until a compaction rewrites the file"),
+    ("bloom-filter", "a bit set answering 'maybe present' or 'surely absent' for = and IN; sized by items "
+                     "(distinct values per file) and fpp"),
+    ("fpp", "false-positive probability: how often a bloom filter says 'maybe' for an absent value"),
+    ("bitmap", "per distinct value, the rows holding it (Roaring bitmaps); answers =, <>, IN, IS NULL exactly"),
+    ("range-bitmap", "a dictionary of sorted values and a bit-sliced index of their codes: answers ranges too"),
+    ("bsi", "bit-sliced index: the values' bits as bitmaps; answers ranges on numbers"),
+    ("embedded / external", "an index container stored in the manifest, or in its own .index file"),
+    ("in-manifest threshold", "file-index.in-manifest-threshold: containers up to this size are embedded"),
+    ("stats", "each file's min, max and null count per column, in the manifest"),
+    ("funnel", "files, bytes and rows left after each pruning stage of one predicate"),
+    ("bucket -1", "append table without buckets (bucket-unaware), or dynamic bucket mode for a primary-key table"),
+    ("PK", "primary key"),
+)
+
+
+def _terms() -> Section:
+    s = Section("terms", "Terms used", collapsed=True)
+    s.blocks.append("<dl class=\"facts\">" + "".join(f"<dt>{_escape(t)}</dt><dd>{_escape(d)}</dd>" for t, d in TERMS)
+                    + "</dl>")
+    return s
+
+
 def _bucket_text(bucket: str, primary_key: bool) -> str:
     """The ``bucket`` option with what it means (-1 and -2 are modes, not bucket counts)."""
     if bucket.strip() == "-1":
@@ -469,6 +495,7 @@ def build_report(table: Table, workload: Any = None, recommendations: Any = None
         assert inventory is not None
         inventory.collapsed = True
         sections.append(inventory)
+    sections.append(_terms())
     now = _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return TuningReport(table, wl, sections, now, explains)
 
