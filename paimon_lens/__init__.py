@@ -45,13 +45,14 @@ def _as_table(table: Any) -> Any:
     return table if isinstance(table, Table) else open_table(str(table))
 
 
-def report(table: Any, workload: Any = None, recommendations: Any = None, *, recommend: bool = False,
+def report(table: Any, workload: Any = None, recommendations: Any = None, *, recommend: bool | None = None,
            **recommend_options: Any) -> Any:
     """The HTML tuning report of a table (a :class:`~paimon_lens.table.Table` or a path).
 
     ``workload`` is a workload file path, a list of WHERE strings or ``(where, weight)`` pairs, or
-    a :class:`~paimon_lens.workload.Workload`. ``recommend=True`` runs :func:`recommend` (options
-    passed through) and adds its advice; ``recommendations`` takes one already computed. Returns a
+    a :class:`~paimon_lens.workload.Workload`. The report leads with the findings; ``recommend``
+    runs :func:`recommend` (options passed through) and adds its advice, by default (None) when a
+    workload is given; ``recommendations`` takes one already computed. Returns a
     :class:`~paimon_lens.presentation.report.TuningReport`: ``.save("report.html")`` writes the
     self-contained file, and a notebook displays it inline.
     """
@@ -60,9 +61,11 @@ def report(table: Any, workload: Any = None, recommendations: Any = None, *, rec
 
     t = _as_table(table)
 
+    wanted = recommend if recommend is not None else workload is not None
+
     def build() -> Any:
         advice = recommendations
-        if recommend and advice is None:
+        if wanted and advice is None:
             from .advisor.advise import recommend as _recommend
 
             advice = _recommend(t, workload, **recommend_options)

@@ -23,8 +23,8 @@ def events_report() -> TuningReport:
 
 
 def test_sections_and_content(events_report: TuningReport) -> None:
-    assert [s.key for s in events_report.sections] == ["findings", "workload", "overview", "files", "indexes", "dv",
-                                                       "terms"]
+    assert [s.key for s in events_report.sections] == ["findings", "recommendations", "workload", "overview", "files",
+                                                       "indexes", "dv", "terms"]
     html = events_report.html
     assert html.startswith("<!DOCTYPE html>")
     for title in ("Table overview", "Data files", "File indexes", "Deletion vectors", "Workload"):
