@@ -19,6 +19,10 @@ evidence, its cost and the statement that fixes it. The checks:
 ``unindexed-filter`` (workload)
     A column the workload filters on without a file index, whose predicates still read most of the
     files partition and stats pruning leave.
+``read-for-nothing`` (workload)
+    A query that reads files holding no row it matches (at least a quarter of the files it reads),
+    found by reading the predicate's columns of the files it reads (ground truth), when those are
+    at most :data:`TRUTH_MAX_FILES` files over the workload (else the check is named in ``notes``).
 ``dv-bloat``
     A bucket whose deletion vectors mark a fifth of its rows deleted (or more): readers still read
     and drop them until a compaction rewrites the files.
@@ -69,6 +73,10 @@ SMALL_FILES_MIN = 5
 """Files a bucket needs before its file sizes are judged."""
 SMALL_FILE_SCORE = 1 << 20
 """Bytes a small file counts as when findings are ranked (its open, footer and index reads)."""
+TRUTH_MAX_FILES = 500
+"""Files the workload reads, at most, for the ground-truth check (read-for-nothing) to run."""
+READ_FOR_NOTHING_RATIO = 0.25
+"""A query is reported when at least this fraction of the files it reads hold no matching row."""
 EMBEDDED_MIN = 256 << 10
 """Embedded index bytes from which the manifests' load is reported."""
 UNINDEXED_READ_RATIO = 0.5
@@ -107,6 +115,8 @@ class Findings:
     items: list[Finding]
     workload_source: str
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """Checks that were not run, and why (not errors: the answer is complete for the others)."""
 
     def __iter__(self) -> Any:
         return iter(self.items)
@@ -129,7 +139,7 @@ class Findings:
         t = self.table
         return {"table": t.path, "branch": t.branch, "snapshot_id": t.snapshot_id,
                 "workload": self.workload_source, "findings": [f.to_dict() for f in self.items],
-                "problems": list(self.problems)}
+                "problems": list(self.problems), "notes": list(self.notes)}
 
 
 # ---- helpers ------------------------------------------------------------------------------------
@@ -380,6 +390,53 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexInfo], workload
     return out
 
 
+def _read_for_nothing(table: SnapshotReader, infos: Sequence[IndexInfo], workload: Workload,
+                      reports: Sequence[Any], engine: Engine | None, rules: PaimonRules | None,
+                      notes: list[str]) -> list[Finding]:
+    """read-for-nothing: the workload's queries explained again with ground truth, when affordable."""
+    from ..pruning.run import explain_many
+
+    pairs = [(q, r) for q, r in zip(workload, reports) if r is not None]
+    to_read = sum(sum(1 for f in r.files if f.read) for _, r in pairs)
+    if to_read > TRUTH_MAX_FILES:
+        notes.append(f"read-for-nothing not checked: the workload reads {to_read:,} files, more than the "
+                     f"{TRUTH_MAX_FILES} the ground-truth check reads (explain(..., truth=True) per query does)")
+        return []
+    if not to_read:
+        return []
+    truth = explain_many(table, [r.predicate for _, r in pairs], engine=engine, rules=rules, truth=True)
+    fields = table.schema.fields
+    indexed = {i.column.split("[", 1)[0] for i in infos if i.column}
+    out = []
+    for n, ((q, _), report) in enumerate(zip(pairs, truth), 1):
+        read = [f for f in report.files if f.read]
+        empty = [f for f in read if f.matching_rows == 0]
+        if len(empty) < 2 or len(empty) < READ_FOR_NOTHING_RATIO * len(read):
+            continue
+        wasted = sum(f.file_size for f in empty)
+        columns = sorted({fields[leaf.index].name for leaf in leaves(report.predicate)})
+        bare = [c for c in columns if c not in indexed and c not in table.schema.partition_keys]
+        statements: list[str] = []
+        if bare:
+            for column in bare:
+                ranges = any(leaf.function in ("LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual", "Between")
+                             for leaf in leaves(report.predicate) if fields[leaf.index].name == column)
+                index_type = "range-bitmap" if ranges else "bloom-filter"
+                current = _index_columns(table.schema.options, index_type)
+                statements += _set(table, {f"file-index.{index_type}.columns": ",".join([*current, column])})
+            fix = f"index {', '.join(bare)} so that files without a match are ruled out (recommend measures it)"
+        else:
+            fix = (f"the indexes on {', '.join(columns)} cannot rule these files out: a bloom filter with a lower "
+                   "fpp, or a bitmap, would (recommend measures them)")
+        out.append(Finding(
+            "read-for-nothing", f"query {n} reads {len(empty)} of its {len(read)} files without a matching row",
+            q.where, f"{len(empty)} files ({human_bytes(wasted)}) are read for `{q.where}` and hold no row it "
+            "matches (ground truth: their columns read)", f"{human_bytes(wasted)} read for nothing per run",
+            wasted * q.weight, fix, tuple(statements),
+            {"files_read": len(read), "files_without_match": len(empty), "bytes": wasted, "query": n}))
+    return out
+
+
 def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequence[IndexInfo] | None = None,
          explained: Sequence[tuple[Any, Any]] | None = None, engine: Engine | None = None,
          rules: PaimonRules | None = None) -> Findings:
@@ -394,6 +451,7 @@ def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequ
     from ..snapshot_file_indexes import table_file_indexes
 
     problems: list[str] = []
+    notes: list[str] = []
     items: list[Finding] = []
     try:
         index_infos = list(infos) if infos is not None else list(table_file_indexes(table, engine))
@@ -410,8 +468,10 @@ def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequ
             from dataclasses import replace
 
             pairs = list(explained)
-            return _workload_checks(table, index_infos, replace(workload, queries=tuple(q for q, _ in pairs)),
-                                    [r for _, r in pairs])
+            known = replace(workload, queries=tuple(q for q, _ in pairs))
+            reports = [r for _, r in pairs]
+            return (_workload_checks(table, index_infos, known, reports)
+                    + _read_for_nothing(table, index_infos, known, reports, engine, rules, notes))
 
         checks.append(("workload", reuse))
     elif workload is not None and len(workload):
@@ -424,7 +484,8 @@ def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequ
                 return []
             reports = explain_many(table, [q.predicate for q in bound if q.predicate is not None],
                                    engine=engine, rules=rules)
-            return _workload_checks(table, index_infos, bound, reports)
+            return (_workload_checks(table, index_infos, bound, reports)
+                    + _read_for_nothing(table, index_infos, bound, reports, engine, rules, notes))
 
         checks.append(("workload", run_workload))
     for what, check in checks:
@@ -433,4 +494,4 @@ def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequ
         except (PaimonLensError, OSError, ValueError, KeyError, TypeError) as e:
             problems.append(f"{what}: {type(e).__name__}: {e}")
     items.sort(key=lambda f: -f.score)
-    return Findings(table, items, "none" if workload is None else workload.source, problems)
+    return Findings(table, items, "none" if workload is None else workload.source, problems, notes)

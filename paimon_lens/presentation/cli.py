@@ -334,6 +334,8 @@ def cmd_findings(args: argparse.Namespace, out: Any) -> int:
                       f"   fix: {f.fix}\n")
             for st in f.statements:
                 out.write(f"     {st};\n")
+        for note in found.notes:
+            out.write(f"note: {note}\n")
         for p in found.problems:
             out.write(f"problem: {p}\n")
     for p in found.problems:

@@ -449,6 +449,7 @@ def findings_section(table: Table, workload: Workload | None = None,
                      rules=table.rules)
         s.errors += found.problems
         s.facts.append(("findings", human_count(len(found))))
+        s.blocks += [f'<p class="small">{_escape(note)}</p>' for note in found.notes]
         if not len(found):
             s.blocks.append("<p>Nothing found: index sizes, bloom-filter sizing, deletion vectors and file "
                             "sizes" + (", and how the workload uses the indexes," if workload is not None and

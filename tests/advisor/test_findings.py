@@ -138,3 +138,18 @@ def test_manifests_carrying_big_embedded_indexes() -> None:
     assert embedded.statements == ("ALTER TABLE demo_orders SET TBLPROPERTIES "
                                    "('file-index.in-manifest-threshold' = '500 b')",)
     assert kinds(pl.open_table(EVENTS).find(), "embedded-indexes") == []  # 12 KiB embedded
+
+
+def test_files_read_for_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _spread_table(tmp_path / "plain", False).find(["v = 500"])
+    wasted = next(f for f in found if f.kind == "read-for-nothing")
+    assert wasted.details["files_read"] == 4 and wasted.details["files_without_match"] == 3  # ground truth
+    assert "'file-index.bloom-filter.columns' = 'v'" in wasted.statements[0]
+    indexed = _spread_table(tmp_path / "indexed", True).find(["v = 500"])
+    assert kinds(indexed, "read-for-nothing") == []  # the bloom filter rules the three files out
+    import paimon_lens.advisor.findings as findings_module
+
+    monkeypatch.setattr(findings_module, "TRUTH_MAX_FILES", 1)
+    capped = _spread_table(tmp_path / "capped", False).find(["v = 500"])
+    assert kinds(capped, "read-for-nothing") == [] and any("read-for-nothing not checked" in n for n in capped.notes)
+    assert capped.problems == []  # a check left out for its cost is a note, not a failure
