@@ -29,6 +29,9 @@ evidence, its cost and the statement that fixes it. The checks:
 ``small-files``
     A bucket of at least :data:`SMALL_FILES_MIN` files whose median is below an eighth of
     ``target-file-size``: each file costs an open, a footer and index lookups per query.
+``uncompacted-bucket``
+    A primary-key bucket holding at least ``num-sorted-run.compaction-trigger`` (5) level-0 files:
+    each is a sorted run every read merges with the others until a compaction folds them in.
 ``embedded-indexes``
     At least :data:`EMBEDDED_MIN` bytes of index containers embedded in the manifests
     (``file-index.in-manifest-threshold``): every scan plan reads and decodes them, for every file,
@@ -308,6 +311,31 @@ def _small_files(table: SnapshotReader) -> list[Finding]:
     return out
 
 
+def _uncompacted_buckets(table: SnapshotReader) -> list[Finding]:
+    if not table.schema.primary_keys:
+        return []
+    raw = table.schema.options.get("num-sorted-run.compaction-trigger", "5")
+    trigger = int(raw) if raw.strip().isdigit() else 5
+    per_bucket: dict[tuple[str, int], list[Any]] = defaultdict(list)
+    for lf in table.live_files():
+        per_bucket[(_partition_text(lf.partition), lf.entry.bucket)].append(lf)
+    out = []
+    for (_, bucket), files in sorted(per_bucket.items()):
+        level0 = [lf for lf in files if lf.entry.file.level == 0]
+        if len(level0) < trigger:
+            continue
+        where = _where(files[0].partition, bucket)
+        size = sum(lf.entry.file.file_size for lf in level0)
+        out.append(Finding(
+            "uncompacted-bucket", f"{where} has {len(level0)} level-0 sorted runs", where,
+            f"{len(level0)} level-0 files ({human_bytes(size)}) of {len(files)} in the bucket; "
+            f"num-sorted-run.compaction-trigger = {trigger}", f"every read merges {len(level0)} sorted runs",
+            float(size), "compact the bucket: a compaction merges the level-0 runs into one level",
+            (_compact(table, files[0].partition),), {"level0_files": len(level0), "files": len(files),
+                                                     "trigger": trigger}))
+    return out
+
+
 def _embedded_indexes(table: SnapshotReader) -> list[Finding]:
     from ..writer.file_index import DEFAULT_IN_MANIFEST_THRESHOLD, in_manifest_threshold
 
@@ -462,7 +490,8 @@ def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequ
               ("bloom-filter sizing", lambda: _bloom_oversized(table, index_infos)),
               ("deletion vectors", lambda: _deletion_vectors(table)),
               ("file sizes", lambda: _small_files(table)),
-              ("embedded indexes", lambda: _embedded_indexes(table))]
+              ("embedded indexes", lambda: _embedded_indexes(table)),
+              ("level-0 files", lambda: _uncompacted_buckets(table))]
     if explained is not None and workload is not None:
         def reuse() -> list[Finding]:
             from dataclasses import replace

@@ -153,3 +153,15 @@ def test_files_read_for_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     capped = _spread_table(tmp_path / "capped", False).find(["v = 500"])
     assert kinds(capped, "read-for-nothing") == [] and any("read-for-nothing not checked" in n for n in capped.notes)
     assert capped.problems == []  # a check left out for its cost is a note, not a failure
+
+
+def test_primary_key_bucket_with_many_level_0_runs(tmp_path: Path) -> None:
+    root = tmp_path / "pk"
+    w = TableWriter.create(root, pa.schema([("k", pa.int64()), ("v", pa.string())]), primary_keys=["k"], bucket=1)
+    for i in range(6):
+        (w if i == 0 else TableWriter.open(root)).commit(pa.table({"k": list(range(i * 10, i * 10 + 10)),
+                                                                  "v": ["x"] * 10}))
+    runs = next(f for f in pl.open_table(str(root)).find() if f.kind == "uncompacted-bucket")
+    assert runs.details == {"level0_files": 6, "files": 6, "trigger": 5}
+    assert kinds(pl.open_table("data/orders_dv20").find(), "uncompacted-bucket") == []  # compacted levels
+    assert kinds(pl.open_table(EVENTS).find(), "uncompacted-bucket") == []  # an append table
