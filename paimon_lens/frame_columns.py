@@ -301,7 +301,7 @@ INDEX_INVENTORY_COLUMNS = {
 FINDING_COLUMNS = {
     "rank": "1 = the most costly",
     "kind": "index-size, bloom-oversized, index-unused, index-never-skips, unindexed-filter, "
-            "read-for-nothing, dv-bloat, small-files, uncompacted-bucket or embedded-indexes",
+            "no-stats, read-for-nothing, dv-bloat, small-files, uncompacted-bucket or embedded-indexes",
     "title": "what is wrong", "subject": "the column or bucket",
     "evidence": "the numbers measured", "impact": "what it costs (bytes stored or read, rows, files)",
     "fix": "what to do", "statements": "the statements that do it (Spark SQL)",

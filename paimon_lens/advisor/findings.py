@@ -19,6 +19,10 @@ evidence, its cost and the statement that fixes it. The checks:
 ``unindexed-filter`` (workload)
     A column the workload filters on without a file index, whose predicates still read most of the
     files partition and stats pruning leave.
+``no-stats`` (workload)
+    A column the workload filters on whose ``metadata.stats-mode`` (or ``fields.<col>.stats-mode``,
+    or ``metadata.stats-keep-first-n-columns``) keeps no min/max in the manifests: stats pruning
+    cannot skip a file on it.
 ``read-for-nothing`` (workload)
     A query that reads files holding no row it matches (at least a quarter of the files it reads),
     found by reading the predicate's columns of the files it reads (ground truth), when those are
@@ -392,6 +396,20 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexInfo], workload
                 f"{human_bytes(nbytes)} stored and read for nothing", float(nbytes),
                 f"drop the {index_type} index on {column}, or run recommend for one that skips",
                 tuple(_drop_index(table, column, index_type)), {"index_bytes": nbytes, "queries": len(reports)}))
+    from ..writer.stats import column_modes
+
+    modes = dict(zip(table.schema.field_names, column_modes(table.schema.field_names, table.schema.options)))
+    for column, reports in sorted(named.items()):
+        if modes.get(column, "").upper() != "NONE" or column in table.schema.partition_keys:
+            continue
+        out.append(Finding(
+            "no-stats", f"{column} is filtered on but its files keep no min/max stats", column,
+            f"{len(reports)} workload queries filter on {column}; its stats mode is NONE, so the manifests "
+            "hold no min/max for it and no file can be skipped on it before the indexes",
+            "every file of the partitions the queries touch reaches the index or the reader", float(sum(
+                f.file_size for r, _ in reports for f in r.files if f.stage not in ("partition", "bucket"))),
+            f"keep min/max for {column}: fields.{column}.stats-mode = full (or truncate(16) for long strings)",
+            tuple(_set(table, {f"fields.{column}.stats-mode": "full"})), {"queries": len(reports)}))
     have_index = {c.split("[", 1)[0] for c, _ in indexed}
     partition_keys = set(table.schema.partition_keys)  # partition pruning serves those
     for column, reports in sorted(named.items()):

@@ -165,3 +165,16 @@ def test_primary_key_bucket_with_many_level_0_runs(tmp_path: Path) -> None:
     assert runs.details == {"level0_files": 6, "files": 6, "trigger": 5}
     assert kinds(pl.open_table("data/orders_dv20").find(), "uncompacted-bucket") == []  # compacted levels
     assert kinds(pl.open_table(EVENTS).find(), "uncompacted-bucket") == []  # an append table
+
+
+def test_filtered_column_without_stats(tmp_path: Path) -> None:
+    def table(options: dict[str, str], name: str) -> pl.Table:
+        root = tmp_path / name
+        w = TableWriter.create(root, pa.schema([("k", pa.int64()), ("v", pa.string())]), options=options)
+        w.commit(pa.table({"k": list(range(100)), "v": ["x"] * 100}), rows_per_file=50)
+        return pl.open_table(str(root))
+
+    found = table({"fields.k.stats-mode": "none"}, "none").find(["k = 7"])
+    nostats = next(f for f in found if f.kind == "no-stats")
+    assert nostats.subject == "k" and "'fields.k.stats-mode' = 'full'" in nostats.statements[0]
+    assert kinds(table({}, "full").find(["k = 7"]), "no-stats") == []
