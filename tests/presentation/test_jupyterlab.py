@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -21,16 +20,12 @@ from typing import Any, TypeVar
 
 import pytest
 
+from .chromium import chromium
+
 T = TypeVar("T")
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
 EVENTS = Path(__file__).parent.parent.parent / "data" / "events20"
 
-if not (CHROMIUM and CHROMEDRIVER):
-    if os.environ.get("CI"):
-        raise RuntimeError("CI must install Debian's chromium and chromium-driver for the browser tests")
-    pytest.skip("Debian packages chromium and chromium-driver are not installed", allow_module_level=True)
 pytest.importorskip("jupyterlab", reason="the JupyterLab test needs jupyterlab (pip install -e '.[dev]')")
 
 
@@ -77,20 +72,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(90)
-    try:
+    with chromium(1400, 1000, page_load_timeout=90) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _wait(driver: Any, what: str, condition: Callable[[], T], timeout: float = 120) -> T:

@@ -7,8 +7,6 @@ missing browser is a failure.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,33 +15,14 @@ import pytest
 
 import paimon_lens
 
+from .chromium import chromium
 from .hostile_table import MARK, PAYLOADS, SCRIPT_COL, hostile_workload, write_hostile_table
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-if not (CHROMIUM and CHROMEDRIVER):
-    if os.environ.get("CI"):
-        raise RuntimeError("CI must install Debian's chromium and chromium-driver for the browser tests")
-    pytest.skip("Debian packages chromium and chromium-driver are not installed", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1280,2200", "--disable-extensions"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(60)
-    try:
+    with chromium(1280, 2200) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _load(driver: Any, path: Path) -> None:
