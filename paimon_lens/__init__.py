@@ -22,6 +22,7 @@ __all__ = [
     "__version__",
     "explore",
     "load_ipython_extension",
+    "open_catalog",
     "open_table",
     "recommend",
     "report",
@@ -37,6 +38,14 @@ def open_table(path: str, snapshot: int | str | None = None, **kwargs: object): 
     from .table import open_table as _open
 
     return _open(path, snapshot=snapshot, **kwargs)  # type: ignore[arg-type]
+
+
+def open_catalog(warehouse: str, storage_options: dict[str, Any] | None = None, **table_options: Any) -> Any:
+    """A warehouse of Paimon's filesystem catalog (``<warehouse>/<db>.db/<table>``): ``databases()``,
+    ``tables(db)``, ``table("db.table", snapshot=..., branch=...)``; see :mod:`paimon_lens.catalog`."""
+    from .catalog import open_catalog as _open
+
+    return _open(warehouse, storage_options, **table_options)
 
 
 def _as_table(table: Any) -> Any:

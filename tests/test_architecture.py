@@ -43,6 +43,7 @@ LAYERS: dict[str, int] = {
     "paimon_lens.advisor": 64,
     "paimon_lens.presentation": 70,
     "paimon_lens.table": 70,
+    "paimon_lens.catalog": 70,
     "paimon_lens": 70,
     "paimon_lens.__main__": 70,
 }

@@ -39,9 +39,14 @@ def _print_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], out: Any
 def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from ..table import open_table
 
-    return open_table(args.table, snapshot=args.snapshot, engine=getattr(args, "engine", None),
-                      spark_master=getattr(args, "spark_master", None), branch=getattr(args, "branch", None),
-                      paimon_version=getattr(args, "paimon_version", None))
+    options = {"snapshot": args.snapshot, "engine": getattr(args, "engine", None),
+               "spark_master": getattr(args, "spark_master", None), "branch": getattr(args, "branch", None),
+               "paimon_version": getattr(args, "paimon_version", None)}
+    if getattr(args, "warehouse", None):  # TABLE is db.table in that warehouse
+        from ..catalog import open_catalog
+
+        return open_catalog(args.warehouse).table(args.table, **options)
+    return open_table(args.table, **options)
 
 
 def _add_engine_args(p: argparse.ArgumentParser) -> None:
@@ -479,6 +484,9 @@ def build_parser() -> argparse.ArgumentParser:
     for command in sub.choices.values():
         command.add_argument("--no-progress", action="store_true",
                              help="no progress bars (on stderr, they appear once work takes over a second)")
+        if any(a.dest == "table" for a in command._actions):
+            command.add_argument("--warehouse", metavar="W",
+                                 help="a filesystem catalog's warehouse: TABLE is then database.table")
     return p
 
 
