@@ -44,7 +44,7 @@ def test_what_is_not_there_is_named(tmp_path: Path) -> None:
         catalog.table("db.nope")
     with pytest.raises(TableNotFoundError, match="does not exist"):
         pl.open_catalog(str(tmp_path / "missing"))
-    with pytest.raises(PaimonLensError, match="expected database.table"):
+    with pytest.raises(PaimonLensError, match=r"expected database\.table"):
         catalog.table("just_a_name")
     (tmp_path / "db.db" / "not_a_table").mkdir(parents=True)  # a directory without schema files
     shutil.copytree(JAVA / "db.db" / "events_mixed", tmp_path / "db.db" / "events")
