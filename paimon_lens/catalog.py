@@ -106,6 +106,14 @@ class Catalog:
             kwargs.setdefault("storage_options", self.storage_options)
         return open_table(path, **kwargs)
 
+    def health(self, workload_dir: str | None = None) -> Any:
+        """Every table in one row, the most to save first
+        (:class:`~paimon_lens.presentation.health.WarehouseHealth`: ``frame()``, ``to_dict()``, ``html``);
+        ``workload_dir`` holds ``<db>.<table>.sql`` (or ``<table>.sql``) workload files."""
+        from .presentation.health import warehouse_health
+
+        return warehouse_health(self, workload_dir)
+
     def __repr__(self) -> str:
         return f"<paimon_lens.Catalog {self.warehouse!r}>"
 

@@ -308,6 +308,22 @@ FINDING_COLUMNS = {
 }
 
 
+# ---- warehouse health ---------------------------------------------------------------------------
+
+HEALTH_COLUMNS = {
+    "table": "database.table", "files": "live data files", "bytes": "their bytes",
+    "small_file_ratio": "files below an eighth of target-file-size", "snapshots": "snapshots kept",
+    "schemas": "schema versions", "stats_mode": "metadata.stats-mode",
+    "index_coverage_ratio": "live files with a file index", "index_bytes": "index container bytes",
+    "index_data_ratio": "index bytes / data bytes", "dv_max_bucket_ratio": "deleted rows / rows, the worst bucket",
+    "findings": "findings of the table", "top_finding": "the most costly one",
+    "savings_score": "what fixing them all saves (sum of the findings' scores, bytes)",
+    "read_for_nothing_bytes": "bytes its workload's queries read without a matching row",
+    "workload": "the workload file used", "error": "why the table could not be measured, if it could not",
+    "top_statements": "the statements that fix the top finding",
+}
+
+
 # ---- value kinds -----------------------------------------------------------------------------------
 #: What every frame column holds, by name (a name means the same in every frame, as units do);
 #: a cell may also be null. ``int``: integers (pandas may hold them as float64 next to a null);
@@ -331,7 +347,8 @@ COLUMN_KINDS: dict[str, str] = {
         "positive_bytes", "negative_bytes", "total_bytes", "dictionary_chunks", "slice_count", "header_bytes",
         "dictionary_bytes", "bsi_bytes", "singleton_values", "index_block_bytes", "null_bitmap_bytes",
         "index_block_count", "num_hash_functions", "stored_num_hash_functions", "num_bits", "size_bytes",
-        "bits_set", "index_selected_rows", "dv_removed_rows",
+        "bits_set", "index_selected_rows", "dv_removed_rows", "snapshots", "schemas", "findings",
+        "read_for_nothing_bytes",
     ), "int"),
     **dict.fromkeys((
         "deleted_ratio", "null_ratio", "distinct_error", "top1_ratio", "top10_ratio", "mean_file_distinct",
@@ -341,6 +358,7 @@ COLUMN_KINDS: dict[str, str] = {
         "build_seconds", "weight", "scale", "files_skipped", "bytes_avoided", "rows_avoided", "index_bytes_read",
         "index_head_bytes_read", "baseline_bytes_per_query", "cost", "fill_ratio", "estimated_items",
         "false_positive_probability", "expected_ratio", "coverage_ratio", "mean_bytes",
+        "small_file_ratio", "index_coverage_ratio", "index_data_ratio", "dv_max_bucket_ratio", "savings_score",
     ), "number"),
     **dict.fromkeys((
         "commit_kind", "commit_user", "base_manifest_list", "delta_manifest_list", "changelog_manifest_list",
@@ -349,6 +367,7 @@ COLUMN_KINDS: dict[str, str] = {
         "stats_error", "error", "manifest", "index_type", "data_file", "kind", "column", "storage",
         "index_result", "index_kind", "stage", "reason", "flags", "branch", "type", "label", "where", "action",
         "confidence", "description", "options", "title", "subject", "evidence", "impact", "fix", "statements",
+        "table", "stats_mode", "top_finding", "workload",
     ), "str"),
     **dict.fromkeys((
         "nullable", "is_partition_key", "is_primary_key", "crc_ok", "partition_keep", "bucket_keep",
@@ -358,7 +377,7 @@ COLUMN_KINDS: dict[str, str] = {
     **dict.fromkeys(("commit_time", "time", "creation_time"), "time"),
     **dict.fromkeys(("partition", "partition_min", "partition_max", "partition_null_counts"), "dict"),
     **dict.fromkeys(("extra_files", "write_cols", "value_stats_cols", "top_values", "dictionary_chunk_sizes",
-                     "values", "index_blocks"), "list"),
+                     "values", "index_blocks", "top_statements"), "list"),
     **dict.fromkeys(("value", "min", "max"), "any"),
 }
 

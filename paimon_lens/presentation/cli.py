@@ -348,6 +348,33 @@ def cmd_findings(args: argparse.Namespace, out: Any) -> int:
     return 1 if found.problems else 0
 
 
+def cmd_health(args: argparse.Namespace, out: Any) -> int:
+    """``health``: every table of a warehouse, ranked by what fixing its findings would save."""
+    from ..catalog import open_catalog
+
+    if args.output is not None:
+        from .report import check_output_path
+
+        check_output_path(args.output, args.warehouse_dir)  # before any work
+    catalog = open_catalog(args.warehouse_dir)
+    health = catalog.health(args.workload_dir)
+    if args.output is not None:
+        health.save(args.output)
+    if args.format == "json":
+        json.dump(health.to_dict(), out, ensure_ascii=False, default=str)
+        out.write("\n")
+    else:
+        rows = [[t.table, t.files, _human_bytes(t.bytes), t.findings, _human_bytes(t.savings_score),
+                 t.top_finding or "", t.error or ""] for t in health.tables]
+        _print_table(rows, ["table", "files", "bytes", "findings", "to save", "top finding", "error"], out)
+        if args.output is not None:
+            out.write(f"wrote {args.output}\n")
+    broken = [t for t in health.tables if t.error]
+    for t in broken:
+        print(f"paimon-lens: partial answer: {t.table}: {t.error}", file=sys.stderr)
+    return 1 if broken else 0
+
+
 def cmd_report(args: argparse.Namespace, out: Any) -> int:
     """``report``: write the self-contained HTML tuning report of a snapshot."""
     from ..workload import read_workload
@@ -452,6 +479,13 @@ def build_parser() -> argparse.ArgumentParser:
     fd.add_argument("--format", choices=("table", "json"), default="table")
     _add_engine_args(fd)
     fd.set_defaults(func=cmd_findings)
+
+    he = sub.add_parser("health", help="every table of a warehouse, ranked by what fixing its findings would save")
+    he.add_argument("warehouse_dir", metavar="WAREHOUSE", help="a filesystem catalog's warehouse directory")
+    he.add_argument("--workload-dir", help="directory of <db>.<table>.sql (or <table>.sql) workload files")
+    he.add_argument("-o", "--output", default=None, help="also write the HTML page to this file")
+    he.add_argument("--format", choices=("table", "json"), default="table")
+    he.set_defaults(func=cmd_health)
 
     rep = sub.add_parser("report", help="write the self-contained HTML tuning report of a table")
     rep.add_argument("table", help="table directory")

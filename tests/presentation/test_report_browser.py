@@ -140,3 +140,21 @@ def test_report_fits_the_window_at_any_common_width(browser: Any, tmp_path: Path
         assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 20_000
     finally:
         browser.set_window_size(1280, 2200)
+
+
+def test_warehouse_health_page(browser: Any, tmp_path: Path) -> None:
+    import shutil
+
+    for name in ("events20", "orders_dv20"):
+        shutil.copytree(Path("data") / name, tmp_path / "wh" / "demo.db" / name)
+    page = paimon_lens.open_catalog(str(tmp_path / "wh")).health().save(str(tmp_path / "health.html"))
+    browser.set_window_size(1000, 1400)
+    try:
+        _load(browser, page)
+        assert browser.title.startswith("paimon-lens warehouse health")
+        body = browser.find_element("tag name", "body").text
+        assert "demo.events20" in body and "demo.orders_dv20" in body and "Top findings per table" in body
+        assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+        assert browser.execute_script("return document.querySelectorAll('script, iframe').length") == 0
+    finally:
+        browser.set_window_size(1280, 2200)

@@ -1,0 +1,185 @@
+"""Warehouse health: every table of a filesystem catalog in one row, ranked by what fixing it would save
+(tables that could not be read first).
+
+Per table: live files and bytes, the share of small files, snapshots kept and schema versions,
+the stats mode, how many files carry a file index and the index bytes against the data bytes, the
+worst deletion-vector share of a bucket, and its findings (:mod:`paimon_lens.advisor.findings`):
+how many, the top one, and the total they would save (their scores). A workload for the table
+(``<db>.<table>.sql`` or ``<table>.sql`` in a workload directory) adds the workload checks,
+including the bytes its queries read for nothing. A table that cannot be read is a row with its
+``error``; the others are still measured. Reads metadata and index containers; data files only
+for the ground truth of a workload.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..advisor.findings import DEFAULT_TARGET_FILE_SIZE, Finding
+from ..options import parse_memory_size
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+class Catalog(Protocol):
+    """What health needs of a catalog (:class:`paimon_lens.catalog.Catalog`, which calls this module)."""
+
+    warehouse: str
+
+    def identifiers(self) -> list[str]: ...
+
+    def table(self, identifier: str, **options: Any) -> Any: ...
+
+
+@dataclass
+class TableHealth:
+    """One table's row of the warehouse health (``error`` set when it could not be read)."""
+
+    table: str
+    files: int = 0
+    bytes: int = 0
+    small_file_ratio: float | None = None
+    snapshots: int = 0
+    schemas: int = 0
+    stats_mode: str = ""
+    index_coverage_ratio: float | None = None
+    index_bytes: int = 0
+    index_data_ratio: float | None = None
+    dv_max_bucket_ratio: float | None = None
+    findings: int = 0
+    top_finding: str | None = None
+    savings_score: float = 0.0
+    read_for_nothing_bytes: int | None = None
+    workload: str | None = None
+    error: str | None = None
+    items: list[Finding] = field(default_factory=list, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``health --format json`` record of the table."""
+        out = {k: v for k, v in self.__dict__.items() if k != "items"}
+        out["top_statements"] = list(self.items[0].statements) if self.items else []
+        return out
+
+
+@dataclass
+class WarehouseHealth:
+    """Every table's health, the most to save first."""
+
+    warehouse: str
+    tables: list[TableHealth]
+
+    def frame(self) -> pd.DataFrame:
+        """One row per table (:data:`~paimon_lens.frame_columns.HEALTH_COLUMNS`)."""
+        from ..frame_columns import HEALTH_COLUMNS
+        from ..lens_frame import LensFrame
+
+        return LensFrame([t.to_dict() for t in self.tables], columns=list(HEALTH_COLUMNS))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``health --format json`` document."""
+        return {"warehouse": self.warehouse, "tables": [t.to_dict() for t in self.tables]}
+
+    @property
+    def html(self) -> str:
+        """A self-contained page in the tuning report's style: the ranked table, then each table's
+        top findings with their statements (every table-derived string escaped)."""
+        import datetime as _dt
+
+        from .._version import __version__
+        from ..lens_frame import frame_html
+        from .html import environment
+        from .report import CSP
+
+        frame = self.frame().drop(columns=["top_statements"])
+        tops = [{"table": t.table, "findings": t.items[:3]} for t in self.tables if t.items]
+        return environment().get_template("health.html.j2").render(
+            csp=CSP, warehouse=self.warehouse, version=__version__, table=frame_html(frame, max_rows=500),
+            tops=tops, errors=[t for t in self.tables if t.error],
+            generated_at=_dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+
+    def save(self, path: str) -> Path:
+        """Write :attr:`html` to ``path`` (UTF-8) and return the path."""
+        out = Path(path)
+        out.write_text(self.html, encoding="utf-8")
+        return out
+
+    def _repr_html_(self) -> str:
+        from ..lens_frame import frame_html
+
+        return frame_html(self.frame(), max_rows=100)
+
+
+def _workload_file(directory: str | None, identifier: str) -> str | None:
+    if directory is None:
+        return None
+    name = identifier.split(".", 1)[1]
+    for candidate in (f"{identifier}.sql", f"{name}.sql"):
+        path = Path(directory) / candidate
+        if path.is_file():
+            return str(path)
+    return None
+
+
+def table_health(catalog: Catalog, identifier: str, workload_dir: str | None = None) -> TableHealth:
+    """The health of one table of ``catalog`` (errors become the row's ``error``)."""
+    from ..errors import PaimonLensError
+    from ..writer.stats import DEFAULT_STATS_MODE
+
+    row = TableHealth(identifier)
+    try:
+        table = catalog.table(identifier, progress=False)
+        live = table.live_files()
+        sizes = [lf.entry.file.file_size for lf in live]
+        opts = table.schema.options
+        raw = opts.get("target-file-size")
+        target = parse_memory_size(raw) if raw else DEFAULT_TARGET_FILE_SIZE[bool(table.schema.primary_keys)]
+        row.files, row.bytes = len(live), sum(sizes)
+        row.small_file_ratio = sum(1 for s in sizes if s < target / 8) / len(sizes) if sizes else None
+        row.snapshots = len(table.snapshot_manager.list_ids())
+        row.schemas = len(table.schema_manager.list_ids())
+        row.stats_mode = opts.get("metadata.stats-mode", DEFAULT_STATS_MODE.lower())
+        indexed = [lf for lf in live if lf.index_location != "none"]
+        row.index_coverage_ratio = len(indexed) / len(live) if live else None
+        row.index_bytes = sum(table.index_size(lf) or 0 for lf in indexed)
+        row.index_data_ratio = row.index_bytes / row.bytes if row.bytes else None
+        deleted: dict[str, int] = {d.data_file: d.cardinality or 0 for d in table.deletion_vector_infos()
+                                   if d.error is None}
+        per_bucket: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])
+        for lf in live:
+            tally = per_bucket[(str(lf.partition), lf.entry.bucket)]
+            tally[0] += deleted.get(lf.entry.file.file_name, 0)
+            tally[1] += lf.entry.file.row_count
+        ratios = [d / n for d, n in per_bucket.values() if n]
+        row.dv_max_bucket_ratio = max(ratios) if deleted and ratios else None
+        row.workload = _workload_file(workload_dir, identifier)
+        found = table.find(row.workload)
+        row.items = found.items
+        row.findings = len(found)
+        row.top_finding = found.items[0].title if found.items else None
+        row.savings_score = sum(f.score for f in found.items)
+        if row.workload is not None:
+            row.read_for_nothing_bytes = sum(int(f.details.get("bytes", 0)) for f in found.items
+                                             if f.kind == "read-for-nothing")
+        if found.problems:
+            row.error = "; ".join(found.problems)
+    except (PaimonLensError, OSError, ValueError) as e:
+        row.error = f"{type(e).__name__}: {e}" if not isinstance(e, PaimonLensError) else str(e)
+    return row
+
+
+def warehouse_health(catalog: Catalog, workload_dir: str | None = None,
+                     identifiers: Sequence[str] | None = None) -> WarehouseHealth:
+    """Every table of ``catalog`` (or the given ``db.table`` identifiers), the most to save first;
+    a progress bar per table once the work is long."""
+    from ..progress import progress
+
+    names = list(identifiers) if identifiers is not None else catalog.identifiers()
+    rows = [table_health(catalog, name, workload_dir)
+            for name in progress(names, total=len(names), desc="tables", unit="table")]
+    rows.sort(key=lambda r: (r.error is not None, r.savings_score), reverse=True)  # unreadable first
+    return WarehouseHealth(catalog.warehouse, rows)
