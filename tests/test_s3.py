@@ -101,3 +101,49 @@ def test_cli_reads_s3_with_the_environment(s3: dict[str, Any], capsys: pytest.Ca
     assert main(["files", str(DATA / "orders_dv20"), "--format", "json"]) == 0
     local = json.loads(capsys.readouterr().out)
     assert [f["file_name"] for f in remote["files"]] == [f["file_name"] for f in local["files"]]
+
+
+def test_requests_are_counted_and_reported(s3: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    from paimon_lens.io.fileio import remote_reads
+    from paimon_lens.presentation.cli import main
+
+    before = remote_reads()
+    pl.open_table(f"s3://{BUCKET}/demo.db/events20", storage_options=s3).file_indexes()
+    after = remote_reads()
+    assert after["requests"] > before["requests"] and after["bytes"] - before["bytes"] > 10_000
+    assert main(["findings", "demo.events20", "--warehouse", f"s3://{BUCKET}", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "requests to remote storage" in err and "read" in err
+
+
+class _Flaky:
+    """A file system whose reads fail ``failures`` times with ``error`` before they answer."""
+
+    def __init__(self, failures: int, error: Exception) -> None:
+        self.failures, self.error, self.calls = failures, error, 0
+
+    def cat_file(self, path: str, start: int | None = None, end: int | None = None) -> bytes:
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise self.error
+        return b"payload"
+
+
+def test_transient_errors_are_retried_with_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    import paimon_lens.io.fileio as fileio
+
+    monkeypatch.setattr(fileio, "RETRY_DELAYS", (0.0, 0.0, 0.0))
+    io = object.__new__(fileio.FsspecFileIO)
+    io.fs = _Flaky(2, OSError("503 Service Unavailable (SlowDown)"))
+    before = fileio.remote_reads()["retries"]
+    assert io.read_bytes("s3://b/k") == b"payload" and io.fs.calls == 3
+    assert fileio.remote_reads()["retries"] == before + 2
+    io.fs = _Flaky(9, TimeoutError("read timed out"))
+    with pytest.raises(TimeoutError):
+        io.read_bytes("s3://b/k")
+    assert io.fs.calls == 4  # one try and len(RETRY_DELAYS) retries
+    io.fs = _Flaky(1, FileNotFoundError("s3://b/k"))
+    with pytest.raises(FileNotFoundError):
+        io.read_bytes("s3://b/k")
+    assert io.fs.calls == 1  # a missing file is never retried
+    assert not fileio.transient(PermissionError("403 Forbidden")) and fileio.transient(ConnectionResetError())

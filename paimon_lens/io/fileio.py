@@ -10,10 +10,12 @@ import os
 import posixpath
 import re
 import stat
-from collections.abc import Iterator
-from typing import Protocol
+from collections.abc import Callable, Iterator
+from typing import Protocol, TypeVar
 
 from ..errors import PaimonLensError
+
+T = TypeVar("T")
 
 
 class FileIO(Protocol):
@@ -76,8 +78,54 @@ class LocalFileIO:
         return os.path.join(*parts)
 
 
+#: requests to remote file systems in this process, and the bytes they returned (see :func:`remote_reads`)
+_READS = {"requests": 0, "bytes": 0, "retries": 0}
+RETRY_DELAYS = (0.2, 0.8, 3.2)
+"""Seconds before each retry of a remote request that failed transiently (then the error is raised)."""
+_TRANSIENT_TEXT = ("500", "502", "503", "504", "slowdown", "slow down", "timeout", "timed out", "throttl",
+                   "reduce your request rate", "connection reset", "temporarily unavailable")
+
+
+def remote_reads() -> dict[str, int]:
+    """Requests made to remote file systems in this process so far, the bytes read and the retries
+    (what a command cost on object storage; tasks of a distributed engine count in their process)."""
+    return dict(_READS)
+
+
+def transient(error: BaseException) -> bool:
+    """A remote error worth retrying: a timeout, a dropped connection, a 5xx or a throttling answer
+    (never a missing file or a refused permission)."""
+    if isinstance(error, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)):
+        return False
+    if isinstance(error, (TimeoutError, ConnectionError)):
+        return True
+    text = str(error).lower()
+    return isinstance(error, OSError) and any(t in text for t in _TRANSIENT_TEXT)
+
+
+def _with_retries(call: Callable[[], T]) -> T:
+    """``call()`` once, and again after each of :data:`RETRY_DELAYS` while it fails transiently."""
+    import random
+    import time
+
+    for delay in (*RETRY_DELAYS, None):
+        _READS["requests"] += 1
+        try:
+            return call()
+        except Exception as e:
+            if delay is None or not transient(e):
+                raise
+            _READS["retries"] += 1
+            time.sleep(delay * (0.5 + random.random()))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 class FsspecFileIO:
-    """Any fsspec file system (``s3://``, ``hdfs://``, ``oss://``, ``memory://`` ...)."""
+    """Any fsspec file system (``s3://``, ``hdfs://``, ``oss://``, ``memory://`` ...).
+
+    Every request goes through one retry policy (:func:`transient` errors, :data:`RETRY_DELAYS`)
+    and is counted (:func:`remote_reads`).
+    """
 
     def __init__(self, protocol: str, storage_options: dict[str, object] | None = None) -> None:
         try:
@@ -90,25 +138,27 @@ class FsspecFileIO:
         self.fs = fsspec.filesystem(protocol, **(storage_options or {}))
 
     def read_bytes(self, path: str) -> bytes:
-        data: bytes = self.fs.cat_file(path)
+        data: bytes = _with_retries(lambda: self.fs.cat_file(path))
+        _READS["bytes"] += len(data)
         return data
 
     def read_range(self, path: str, offset: int, length: int) -> bytes:
-        data: bytes = self.fs.cat_file(path, start=offset, end=offset + length)
+        data: bytes = _with_retries(lambda: self.fs.cat_file(path, start=offset, end=offset + length))
+        _READS["bytes"] += len(data)
         return data
 
     def exists(self, path: str) -> bool:
-        return bool(self.fs.exists(path))
+        return bool(_with_retries(lambda: self.fs.exists(path)))
 
     def list_names(self, path: str) -> list[str]:
         try:
-            entries = self.fs.ls(path, detail=False)
+            entries = _with_retries(lambda: self.fs.ls(path, detail=False))
         except FileNotFoundError:
             return []
         return sorted(posixpath.basename(str(e).rstrip("/")) for e in entries)
 
     def size(self, path: str) -> int:
-        return int(self.fs.size(path))
+        return int(_with_retries(lambda: self.fs.size(path)))
 
     def join(self, *parts: str) -> str:
         return posixpath.join(*parts)

@@ -412,6 +412,18 @@ def cmd_report(args: argparse.Namespace, out: Any) -> int:
     return 1 if problems else 0
 
 
+def _report_remote_reads(before: dict[str, int]) -> None:
+    """What the command cost on object storage (stderr), when it read remote files."""
+    from ..io.fileio import remote_reads
+
+    now = remote_reads()
+    requests = now["requests"] - before["requests"]
+    if requests:
+        retried = now["retries"] - before["retries"]
+        print(f"paimon-lens: {requests:,} requests to remote storage, {_human_bytes(now['bytes'] - before['bytes'])}"
+              f" read" + (f", {retried} retried" if retried else ""), file=sys.stderr)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``paimon-lens``."""
     from .. import __version__
@@ -530,11 +542,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    from ..io.fileio import remote_reads
+
     before = progress_enabled()
+    reads = remote_reads()
     if getattr(args, "no_progress", False):
         set_progress(False)
     try:
         code: int = args.func(args, sys.stdout)
+        _report_remote_reads(reads)
         return code
     except PaimonLensError as e:
         print(f"paimon-lens: error: {e}", file=sys.stderr)
