@@ -47,3 +47,14 @@ def test_bench_parse_quick_runs() -> None:
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
     assert r.stdout.count("RESULT parse ") == 7
+
+
+def test_bench_s3_small_runs(tmp_path: Path) -> None:
+    """The S3 benchmark on a 100-file table: every step prints its requests (results_s3.md untouched)."""
+    before = (ROOT / "benchmarks" / "results_s3.md").read_text(encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "benchmarks.bench_s3", "--files", "100", "--cache-dir", str(tmp_path)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    rows = [line for line in r.stdout.splitlines() if line.startswith("| ") and "requests" not in line]
+    assert len(rows) == 7 and int(rows[2].split("|")[2].replace(",", "")) > 0  # the first explain's requests
+    assert (ROOT / "benchmarks" / "results_s3.md").read_text(encoding="utf-8") == before
