@@ -147,3 +147,15 @@ def test_transient_errors_are_retried_with_backoff(monkeypatch: pytest.MonkeyPat
         io.read_bytes("s3://b/k")
     assert io.fs.calls == 1  # a missing file is never retried
     assert not fileio.transient(PermissionError("403 Forbidden")) and fileio.transient(ConnectionResetError())
+
+
+def test_spark_executors_read_the_same_bucket(s3: dict[str, Any], spark: Any) -> None:
+    """Tasks rebuild the table in the Spark workers from its handle (storage options included) and
+    read the bucket themselves; the answers equal the local engine's on the local copy."""
+    remote = pl.open_table(f"s3://{BUCKET}/demo.db/demo_orders", storage_options=s3, engine="spark", spark=spark)
+    local = pl.open_table(str(DATA / "demo_orders"))
+    where = "customer_id = 17"
+    r = remote.explain(where, truth=True).to_dict(positions=True)
+    lo = local.explain(where, truth=True).to_dict(positions=True)
+    assert [dict(f, path=None) for f in r["files"]] == [dict(f, path=None) for f in lo["files"]]
+    assert remote.file_indexes().equals(local.file_indexes())
