@@ -26,6 +26,8 @@ __all__ = [
     "open_table",
     "recommend",
     "report",
+    "workload_from_spark_event_logs",
+    "workload_from_sql_history",
 ]
 
 
@@ -46,6 +48,21 @@ def open_catalog(warehouse: str, storage_options: dict[str, Any] | None = None, 
     from .catalog import open_catalog as _open
 
     return _open(warehouse, storage_options, **table_options)
+
+
+def workload_from_spark_event_logs(directory: str, since_ms: int | None = None) -> Any:
+    """Per table, the workload of the SQL statements Spark recorded in its event logs
+    (:mod:`paimon_lens.workload_sources`): ``.for_table("db.t")`` is a workload for recommend/report."""
+    from .workload_sources import workload_from_spark_event_logs as _read
+
+    return _read(directory, since_ms)
+
+
+def workload_from_sql_history(path: str) -> Any:
+    """Per table, the workload of the statements of a SQL history file (``;``-separated or one per line)."""
+    from .workload_sources import workload_from_sql_history as _read
+
+    return _read(path)
 
 
 def _as_table(table: Any) -> Any:

@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "paimon_lens.formats": 30,
     "paimon_lens.predicate": 40,
     "paimon_lens.workload": 40,
+    "paimon_lens.workload_sources": 40,
     "paimon_lens.engines": 50,
     "paimon_lens.writer": 60,
     "paimon_lens.synth": 61,

@@ -375,6 +375,52 @@ def cmd_health(args: argparse.Namespace, out: Any) -> int:
     return 1 if broken else 0
 
 
+def cmd_workload(args: argparse.Namespace, out: Any) -> int:
+    """``workload``: a workload file from Spark's event logs or a SQL history."""
+    import datetime as _dt
+
+    from ..workload_sources import workload_from_spark_event_logs, workload_from_sql_history, write_workload
+
+    since = None
+    if args.since is not None:
+        try:
+            moment = _dt.datetime.fromisoformat(args.since)
+        except ValueError:
+            raise PaimonLensError(f"--since {args.since!r}: expected an ISO date or time, e.g. 2026-11-01") from None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=_dt.timezone.utc)
+        since = int(moment.timestamp() * 1000)
+    if args.spark_event_logs is not None:
+        extracted = workload_from_spark_event_logs(args.spark_event_logs, since)
+    else:
+        extracted = workload_from_sql_history(args.sql_history)
+    tables = sorted(extracted.workloads)
+    if args.table is None and len(tables) == 1:
+        args.table = tables[0]
+    if args.format == "json":
+        tables_doc = {t: [{"where": q.where, "weight": q.weight} for q in w] for t, w in extracted.workloads.items()}
+        doc = {"statements": extracted.statements, "skipped": extracted.skipped, "tables": tables_doc}
+        json.dump(doc, out, ensure_ascii=False)
+        out.write("\n")
+        if args.output is None:
+            return 0
+    if args.table is None:
+        raise PaimonLensError(f"the statements read {len(tables)} tables ({', '.join(tables) or 'none'}): "
+                              "choose one with --table")
+    workload = extracted.for_table(args.table)
+    if args.output is not None:
+        path = write_workload(workload, args.output)
+        if args.format != "json":
+            out.write(f"wrote {path}: {len(workload)} queries for {args.table} "
+                      f"from {extracted.statements} statements\n")
+    else:
+        for q in workload:
+            out.write(f"{q.where}  -- weight: {q.weight:g}\n")
+    for s in extracted.skipped:
+        print(f"paimon-lens: skipped: {s}", file=sys.stderr)
+    return 0
+
+
 def cmd_report(args: argparse.Namespace, out: Any) -> int:
     """``report``: write the self-contained HTML tuning report of a snapshot."""
     from ..workload import read_workload
@@ -498,6 +544,16 @@ def build_parser() -> argparse.ArgumentParser:
     he.add_argument("-o", "--output", default=None, help="also write the HTML page to this file")
     he.add_argument("--format", choices=("table", "json"), default="table")
     he.set_defaults(func=cmd_health)
+
+    wl = sub.add_parser("workload", help="a workload file from Spark's event logs or a SQL history")
+    src = wl.add_mutually_exclusive_group(required=True)
+    src.add_argument("--spark-event-logs", metavar="DIR", help="Spark event log directory (spark.eventLog.dir)")
+    src.add_argument("--sql-history", metavar="FILE", help="SQL statements, ;-separated or one per line")
+    wl.add_argument("--table", help="the table whose predicates to keep (db.table or table)")
+    wl.add_argument("--since", help="only executions from this ISO date or time on (event logs)")
+    wl.add_argument("-o", "--output", default=None, help="write the workload file here (default: print it)")
+    wl.add_argument("--format", choices=("table", "json"), default="table")
+    wl.set_defaults(func=cmd_workload)
 
     rep = sub.add_parser("report", help="write the self-contained HTML tuning report of a table")
     rep.add_argument("table", help="table directory")
