@@ -159,3 +159,47 @@ def test_spark_executors_read_the_same_bucket(s3: dict[str, Any], spark: Any) ->
     lo = local.explain(where, truth=True).to_dict(positions=True)
     assert [dict(f, path=None) for f in r["files"]] == [dict(f, path=None) for f in lo["files"]]
     assert remote.file_indexes().equals(local.file_indexes())
+
+
+def test_done_when_flow_health_on_s3_workload_from_spark_report_for_the_worst_table(
+        s3: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 16's flow from the command line: health of the S3 warehouse, a workload from Spark's event
+    logs, the report with advice for the worst table; the same answers as on the local disk."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from paimon_lens.presentation.cli import main
+    from tests.test_workload_sources import JOB, QUERIES
+
+    pytest.importorskip("pyspark", reason="the event-log job needs pyspark (pip install -e '.[dev]')")
+    assert main(["health", f"s3://{BUCKET}", "--format", "json", "--no-progress"]) == 0
+    ranked = json.loads(capsys.readouterr().out)["tables"]
+    local_catalog = tmp_path / "wh"
+    for name in TABLES:
+        shutil.copytree(DATA / name, local_catalog / "demo.db" / name)
+    assert main(["health", str(local_catalog), "--format", "json", "--no-progress"]) == 0
+    local_ranked = json.loads(capsys.readouterr().out)["tables"]
+    assert [(t["table"], t["findings"], t["savings_score"]) for t in ranked] == \
+        [(t["table"], t["findings"], t["savings_score"]) for t in local_ranked]
+    worst = ranked[0]["table"]
+    assert worst == "demo.events20"  # its 18 small files (6 per partition) outweigh the others' findings
+    logs = tmp_path / "spark-events"
+    logs.mkdir()
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
+    run = subprocess.run([sys.executable, "-c", JOB, str(logs), str(DATA / "events20"), *QUERIES], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    workload = tmp_path / "workload.sql"
+    assert main(["workload", "--spark-event-logs", str(logs), "--table", worst, "-o", str(workload)]) == 0
+    capsys.readouterr()
+    remote_out, local_out = tmp_path / "remote.html", tmp_path / "local.html"
+    assert main(["report", worst, "--warehouse", f"s3://{BUCKET}", "--workload", str(workload), "-o",
+                 str(remote_out), "--format", "json", "--no-progress"]) == 0
+    remote_doc = json.loads(capsys.readouterr().out)
+    assert main(["report", worst, "--warehouse", str(local_catalog), "--workload", str(workload), "-o",
+                 str(local_out), "--format", "json", "--no-progress"]) == 0
+    local_doc = json.loads(capsys.readouterr().out)
+    assert remote_doc["sections"] == local_doc["sections"] and "recommendations" in remote_doc["sections"]
+    assert remote_doc["problems"] == local_doc["problems"] == []
