@@ -76,12 +76,10 @@ class Catalog:
         if not self.file_io.exists(db):
             raise TableNotFoundError(f"no database {database!r} in warehouse {self.warehouse}: "
                                      f"databases are {', '.join(self.databases()) or 'none'}")
-        out = []
-        for name in self.file_io.list_names(db):
-            schema_dir = self.file_io.join(db, name, "schema")
-            if any(n.startswith("schema-") for n in self.file_io.list_names(schema_dir)):
-                out.append(name)
-        return out
+        return [name for name in self.file_io.list_names(db) if self._is_table(self.file_io.join(db, name))]
+
+    def _is_table(self, path: str) -> bool:
+        return any(n.startswith("schema-") for n in self.file_io.list_names(self.file_io.join(path, "schema")))
 
     def identifiers(self) -> list[str]:
         """Every table of the warehouse as ``db.table``."""
@@ -98,7 +96,7 @@ class Catalog:
 
         path = self.table_path(identifier)
         database, name = split_identifier(identifier)
-        if name not in self.tables(database):
+        if not self._is_table(path):  # one listing, not one per table of the database
             raise TableNotFoundError(f"no table {name!r} in database {database!r} of {self.warehouse}: "
                                      f"tables are {', '.join(self.tables(database)) or 'none'}")
         kwargs = {**self.table_options, **options}

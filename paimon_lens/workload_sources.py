@@ -216,21 +216,23 @@ def _log_files(directory: Path) -> Iterator[Path]:
             yield p
 
 
-def spark_sql_statements(directory: str | os.PathLike[str], since_ms: int | None = None) -> tuple[list[str], int]:
-    """The SQL statements of the SQL executions recorded in Spark event logs, and how many
-    executions had no statement (their description is not SQL)."""
+def spark_sql_statements(directory: str | os.PathLike[str],
+                         since_ms: int | None = None) -> tuple[list[str], int, int]:
+    """The SQL statements of the SQL executions recorded in Spark event logs, how many executions
+    had no statement (their description is not SQL), and how many SQL-execution lines did not parse."""
     import sqlglot
     from sqlglot.errors import ParseError, TokenError
 
     statements: list[str] = []
-    without = 0
+    without = malformed = 0
     for path in _log_files(Path(directory)):
         for line in _open_log(path):
             if SQL_EXECUTION_START not in line:
                 continue
             try:
                 event = json.loads(line)
-            except json.JSONDecodeError:
+            except json.JSONDecodeError:  # a torn last line of a running application, or damage
+                malformed += 1
                 continue
             if event.get("Event") != SQL_EXECUTION_START:
                 continue
@@ -245,14 +247,16 @@ def spark_sql_statements(directory: str | os.PathLike[str], since_ms: int | None
                 without += 1
                 continue
             statements.append(text)
-    return statements, without
+    return statements, without, malformed
 
 
 def workload_from_spark_event_logs(directory: str | os.PathLike[str], since_ms: int | None = None
                                    ) -> ExtractedWorkloads:
     """The workloads of the SQL statements Spark recorded in its event logs (see the module docs)."""
-    statements, without = spark_sql_statements(directory, since_ms)
+    statements, without, malformed = spark_sql_statements(directory, since_ms)
     extracted = workloads_from_statements(statements, source=f"Spark event logs {directory}")
+    if malformed:
+        extracted.skipped.append(f"{malformed} SQL-execution events are not valid JSON (a torn or damaged log)")
     if without:
         extracted.skipped.append(f"{without} SQL executions recorded no statement text (DataFrame calls)")
     return extracted

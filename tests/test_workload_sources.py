@@ -100,9 +100,11 @@ def test_spark_event_logs(event_logs: Path, tmp_path: Path) -> None:
     from paimon_lens.workload_sources import _log_files, _open_log
 
     text = "".join(line for path in _log_files(event_logs) for line in _open_log(path))
-    (plain / "app-1.gz").write_bytes(gzip.compress(text.encode("utf-8")))
+    torn = '{"Event":"org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart","description":"SEL'
+    (plain / "app-1.gz").write_bytes(gzip.compress((text + torn).encode("utf-8")))
     again = pl.workload_from_spark_event_logs(str(plain))
     assert [(q.where, q.weight) for q in again.for_table("events20")] == EXPECTED
+    assert any("1 SQL-execution events are not valid JSON" in s for s in again.skipped)  # said, not dropped
 
 
 def test_advice_from_event_logs_equals_advice_from_the_same_workload_by_hand(event_logs: Path) -> None:

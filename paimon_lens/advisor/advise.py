@@ -171,10 +171,7 @@ class Advice:
     # -- SQL -----------------------------------------------------------------------------------
     def table_identifier(self) -> str:
         """``db.table`` from the warehouse layout (``<db>.db/<table>``), else the table directory name."""
-        path = self.table.path.rstrip("/")
-        name = path.rsplit("/", 1)[-1]
-        parent = path.rsplit("/", 2)[-2] if path.count("/") >= 1 else ""
-        return f"{parent[:-3]}.{name}" if parent.endswith(".db") else name
+        return table_identifier(self.table.path)
 
     def option_changes(self) -> tuple[dict[str, str], list[str]]:
         """(options to set, option keys to unset) that turn the current options into the advised ones."""
@@ -210,23 +207,9 @@ class Advice:
         to_set, to_unset = self.option_changes()
         if not to_set and not to_unset:
             return []
-        props = ", ".join(f"'{k}' = '{_sql_text(v)}'" for k, v in to_set.items())
-        keys = ", ".join(f"'{k}'" for k in to_unset)
-        out = []
-        if engine == "spark":
-            if to_set:
-                out.append(f"ALTER TABLE {ident} SET TBLPROPERTIES ({props})")
-            if to_unset:
-                out.append(f"ALTER TABLE {ident} UNSET TBLPROPERTIES ({keys})")
-            out.append(f"CALL sys.rewrite_file_index(table => '{ident}')")
-        elif engine == "flink":
-            if to_set:
-                out.append(f"ALTER TABLE {ident} SET ({props})")
-            if to_unset:
-                out.append(f"ALTER TABLE {ident} RESET ({keys})")
-            out.append(f"CALL sys.rewrite_file_index('{ident}')")
-        else:
-            raise PaimonLensError(f"statements for 'spark' or 'flink', not {engine!r}")
+        out = alter_table(ident, to_set, to_unset, engine)
+        out.append(f"CALL sys.rewrite_file_index(table => '{ident}')" if engine == "spark"
+                   else f"CALL sys.rewrite_file_index('{ident}')")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -268,6 +251,30 @@ def _escape(text: str) -> str:
     import html
 
     return html.escape(text)
+
+
+def table_identifier(path: str) -> str:
+    """``db.table`` of a table directory in a warehouse (``<db>.db/<table>``), else its directory name."""
+    path = path.rstrip("/")
+    name = path.rsplit("/", 1)[-1]
+    parent = path.rsplit("/", 2)[-2] if path.count("/") >= 1 else ""
+    return f"{parent[:-3]}.{name}" if parent.endswith(".db") else name
+
+
+def alter_table(ident: str, to_set: Mapping[str, str], to_unset: Sequence[str], engine: str = "spark") -> list[str]:
+    """``ALTER TABLE`` statements (``spark`` or ``flink``) setting and unsetting table options."""
+    if engine not in ("spark", "flink"):
+        raise PaimonLensError(f"statements for 'spark' or 'flink', not {engine!r}")
+    props = ", ".join(f"'{k}' = '{_sql_text(v)}'" for k, v in to_set.items())
+    keys = ", ".join(f"'{k}'" for k in to_unset)
+    out = []
+    if to_set:
+        out.append(f"ALTER TABLE {ident} SET TBLPROPERTIES ({props})" if engine == "spark"
+                   else f"ALTER TABLE {ident} SET ({props})")
+    if to_unset:
+        out.append(f"ALTER TABLE {ident} UNSET TBLPROPERTIES ({keys})" if engine == "spark"
+                   else f"ALTER TABLE {ident} RESET ({keys})")
+    return out
 
 
 def _sql_text(value: str) -> str:
@@ -603,7 +610,10 @@ def _advise(table: SnapshotReader, wl: Workload, derived: bool, profile: TablePr
         notes.append(f"no workload given: {len(wl)} queries derived from the column profiles "
                      "(point lookups on present and absent values, IN lists, ranges)")
     unnamed = [s for s in existing if s.column not in columns and "[" not in s.column]
-    stored = _stored_index_bytes(table) if unnamed else {}
+    stored, unread = _stored_index_bytes(table) if unnamed else ({}, [])
+    if unread:
+        notes.append(f"{len(unread)} index containers could not be read and are not counted in the bytes a "
+                     f"drop frees, e.g. {unread[0]}")
     for spec in unnamed:
         rec = _rec(spec.column, "drop", spec.index_type, dict(spec.options), f"drop {spec.index_type}", None,
                    0.0, 0.0, 0, "low" if derived else "medium",
@@ -620,23 +630,25 @@ def _existing_score(scores: Sequence[_Score], spec: Any) -> _Score | None:
     return None
 
 
-def _stored_index_bytes(table: SnapshotReader) -> dict[tuple[str, str], int]:
-    """Bytes of every (column, index type) the snapshot's files store, from the containers' heads."""
+def _stored_index_bytes(table: SnapshotReader) -> tuple[dict[tuple[str, str], int], list[str]]:
+    """Bytes of every (column, index type) the snapshot's files store, from the containers' heads;
+    and the containers that could not be read (``file: why``)."""
     from ..errors import PaimonLensError
     from ..snapshot_file_indexes import open_container
 
     out: dict[tuple[str, str], int] = {}
+    unread: list[str] = []
     for lf in table.live_files():
         try:
             container = open_container(table, lf)
-        except (PaimonLensError, OSError):
-            continue  # a container that cannot be read is said by file_indexes(); it is not counted
-        if container is None:
+            entries = list(container.layout.entries()) if container is not None else []
+        except (PaimonLensError, OSError) as e:
+            unread.append(f"{lf.entry.file.file_name}: {e}")
             continue
-        for column, entry in container.layout.entries():
+        for column, entry in entries:
             key = (column, entry.index_type)
             out[key] = out.get(key, 0) + max(entry.length, 0)
-    return out
+    return out, unread
 
 
 def _rec(col: str, action: str, index_type: str | None, options: dict[str, str], label: str, s: _Score | None,

@@ -13,13 +13,12 @@ for the ground truth of a workload.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..advisor.findings import DEFAULT_TARGET_FILE_SIZE, Finding
+from ..advisor.findings import DEFAULT_TARGET_FILE_SIZE, Finding, buckets, deleted_rows
 from ..options import parse_memory_size
 
 if TYPE_CHECKING:
@@ -147,14 +146,9 @@ def table_health(catalog: Catalog, identifier: str, workload_dir: str | None = N
         row.index_coverage_ratio = len(indexed) / len(live) if live else None
         row.index_bytes = sum(table.index_size(lf) or 0 for lf in indexed)
         row.index_data_ratio = row.index_bytes / row.bytes if row.bytes else None
-        deleted: dict[str, int] = {d.data_file: d.cardinality or 0 for d in table.deletion_vector_infos()
-                                   if d.error is None}
-        per_bucket: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])
-        for lf in live:
-            tally = per_bucket[(str(lf.partition), lf.entry.bucket)]
-            tally[0] += deleted.get(lf.entry.file.file_name, 0)
-            tally[1] += lf.entry.file.row_count
-        ratios = [d / n for d, n in per_bucket.values() if n]
+        deleted = deleted_rows(table, table.engine)
+        ratios = [sum(deleted.get(lf.entry.file.file_name, 0) for lf in files) / rows
+                  for files in buckets(table).values() if (rows := sum(lf.entry.file.row_count for lf in files))]
         row.dv_max_bucket_ratio = max(ratios) if deleted and ratios else None
         row.workload = _workload_file(workload_dir, identifier)
         found = table.find(row.workload)

@@ -18,7 +18,6 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from ..formats.bitmap import BitmapFileIndexReader
 from ..frame_columns import BITMAP_VALUE_COLUMNS, FILE_INDEX_COLUMNS
 from ..snapshot_file_indexes import VALUE_KEYS, IndexInfo
 from ..values import to_json, to_python
@@ -26,6 +25,7 @@ from ..values import to_json, to_python
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..formats.bitmap import BitmapFileIndexReader
     from ..metadata.snapshot_reader import SnapshotReader
 
 
@@ -115,7 +115,7 @@ def bitmap_values_frame(table: SnapshotReader, infos: Sequence[IndexInfo], colum
     for info in infos:
         if info.index_type != "bitmap" or info.column != column or info.reader is None:
             continue
-        reader = cast(BitmapFileIndexReader, info.reader)  # or a DeferredReader standing for one
+        reader = cast("BitmapFileIndexReader", info.reader)  # or a DeferredReader standing for one
         base = {"partition": _partition(table, info), "bucket": info.file.entry.bucket,
                 "file_name": info.file.entry.file.file_name, "column": column}
         summary = reader.summary()
