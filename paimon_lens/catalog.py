@@ -104,13 +104,15 @@ class Catalog:
             kwargs.setdefault("storage_options", self.storage_options)
         return open_table(path, **kwargs)
 
-    def health(self, workload_dir: str | None = None) -> Any:
+    def health(self, workload_dir: str | None = None, engine: Any = None) -> Any:
         """Every table in one row, the most to save first
         (:class:`~paimon_lens.presentation.health.WarehouseHealth`: ``frame()``, ``to_dict()``, ``html``);
-        ``workload_dir`` holds ``<db>.<table>.sql`` (or ``<table>.sql``) workload files."""
+        ``workload_dir`` holds ``<db>.<table>.sql`` (or ``<table>.sql``) workload files. On
+        ``engine="spark"`` (or a :class:`~paimon_lens.engines.spark.SparkEngine`) the tables are Spark
+        tasks (default: the catalog's ``engine`` option)."""
         from .presentation.health import warehouse_health
 
-        return warehouse_health(self, workload_dir)
+        return warehouse_health(self, workload_dir, engine=engine)
 
     def __repr__(self) -> str:
         return f"<paimon_lens.Catalog {self.warehouse!r}>"

@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "paimon_lens.predicate": 40,
     "paimon_lens.workload": 40,
     "paimon_lens.workload_sources": 40,
+    "paimon_lens.spark_plan_filters": 40,
     "paimon_lens.engines": 50,
     "paimon_lens.writer": 60,
     "paimon_lens.synth": 61,

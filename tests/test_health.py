@@ -60,3 +60,29 @@ def test_cli_health_json_html_and_exit_code(warehouse: Path, tmp_path: Path,
     html = out.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and "Warehouse health" in html and "demo.demo_orders" in html
     assert "ALTER TABLE demo.demo_orders" in html
+
+
+def _rows(health: object) -> list[dict[str, object]]:
+    return [t.to_dict() for t in health.tables]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("engine", ["process", "spark"])
+def test_tables_as_tasks_give_the_local_rows(warehouse: Path, engine: str, request: pytest.FixtureRequest) -> None:
+    """On a distributed engine each table is a task; the rows (errors, workload checks, ranking) equal local."""
+    workloads = str(warehouse.parent / f"{warehouse.name}-workloads")
+    catalog = pl.open_catalog(str(warehouse))
+    local = catalog.health(workloads)
+    if engine == "spark":
+        from paimon_lens.engines.spark import SparkEngine
+
+        runner: object = SparkEngine(request.getfixturevalue("spark"))
+    else:
+        runner = engine
+    assert _rows(catalog.health(workloads, engine=runner)) == _rows(local)
+
+
+def test_cli_health_on_the_process_engine(warehouse: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["health", str(warehouse), "--format", "json", "--no-progress"]) == 1
+    local = json.loads(capsys.readouterr().out)
+    assert main(["health", str(warehouse), "--format", "json", "--no-progress", "--engine", "process"]) == 1
+    assert json.loads(capsys.readouterr().out) == local

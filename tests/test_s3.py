@@ -159,6 +159,13 @@ def test_spark_executors_read_the_same_bucket(s3: dict[str, Any], spark: Any) ->
     lo = local.explain(where, truth=True).to_dict(positions=True)
     assert [dict(f, path=None) for f in r["files"]] == [dict(f, path=None) for f in lo["files"]]
     assert remote.file_indexes().equals(local.file_indexes())
+    # warehouse health with the tables as Spark tasks reading the bucket
+    from paimon_lens.engines.spark import SparkEngine
+
+    catalog = pl.open_catalog(f"s3://{BUCKET}", storage_options=s3)
+    on_spark = {t.table: t.to_dict() for t in catalog.health(engine=SparkEngine(spark)).tables}
+    in_driver = {t.table: t.to_dict() for t in catalog.health().tables}
+    assert on_spark == in_driver and all(t["error"] is None for t in on_spark.values())
 
 
 def test_done_when_flow_health_on_s3_workload_from_spark_report_for_the_worst_table(

@@ -356,8 +356,8 @@ def cmd_health(args: argparse.Namespace, out: Any) -> int:
         from .report import check_output_path
 
         check_output_path(args.output, args.warehouse_dir)  # before any work
-    catalog = open_catalog(args.warehouse_dir)
-    health = catalog.health(args.workload_dir)
+    catalog = open_catalog(args.warehouse_dir, spark_master=args.spark_master)
+    health = catalog.health(args.workload_dir, engine=args.engine)
     if args.output is not None:
         health.save(args.output)
     if args.format == "json":
@@ -399,7 +399,8 @@ def cmd_workload(args: argparse.Namespace, out: Any) -> int:
         args.table = tables[0]
     if args.format == "json":
         tables_doc = {t: [{"where": q.where, "weight": q.weight} for q in w] for t, w in extracted.workloads.items()}
-        doc = {"statements": extracted.statements, "skipped": extracted.skipped, "tables": tables_doc}
+        doc = {"statements": extracted.statements, "plans": extracted.plans, "skipped": extracted.skipped,
+               "tables": tables_doc}
         json.dump(doc, out, ensure_ascii=False)
         out.write("\n")
         if args.output is None:
@@ -411,8 +412,9 @@ def cmd_workload(args: argparse.Namespace, out: Any) -> int:
     if args.output is not None:
         path = write_workload(workload, args.output)
         if args.format != "json":
+            plans = f" and {extracted.plans} recorded plans" if extracted.plans else ""
             out.write(f"wrote {path}: {len(workload)} queries for {args.table} "
-                      f"from {extracted.statements} statements\n")
+                      f"from {extracted.statements} statements{plans}\n")
     else:
         for q in workload:
             out.write(f"{q.where}  -- weight: {q.weight:g}\n")
@@ -543,6 +545,9 @@ def build_parser() -> argparse.ArgumentParser:
     he.add_argument("--workload-dir", help="directory of <db>.<table>.sql (or <table>.sql) workload files")
     he.add_argument("-o", "--output", default=None, help="also write the HTML page to this file")
     he.add_argument("--format", choices=("table", "json"), default="table")
+    he.add_argument("--engine", choices=("local", "process", "spark"), default="local",
+                    help="where tables are measured: in process (default), a process pool, or Spark (tables as tasks)")
+    he.add_argument("--spark-master", default=None, help="Spark master URL with --engine spark (default local[*])")
     he.set_defaults(func=cmd_health)
 
     wl = sub.add_parser("workload", help="a workload file from Spark's event logs or a SQL history")

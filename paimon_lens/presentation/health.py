@@ -9,6 +9,10 @@ how many, the top one, and the total they would save (their scores). A workload 
 including the bytes its queries read for nothing. A table that cannot be read is a row with its
 ``error``; the others are still measured. Reads metadata and index containers; data files only
 for the ground truth of a workload.
+
+On a distributed engine (``engine="spark"``) the tables are the tasks: each task opens its table
+from the warehouse (with the catalog's storage options) and measures it on the local engine, and
+only the rows travel back; workload files are read on the driver and shipped with the task.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ class Catalog(Protocol):
     """What health needs of a catalog (:class:`paimon_lens.catalog.Catalog`, which calls this module)."""
 
     warehouse: str
+    storage_options: dict[str, Any] | None
+    table_options: dict[str, Any]
 
     def identifiers(self) -> list[str]: ...
 
@@ -126,12 +132,18 @@ def _workload_file(directory: str | None, identifier: str) -> str | None:
 
 def table_health(catalog: Catalog, identifier: str, workload_dir: str | None = None) -> TableHealth:
     """The health of one table of ``catalog`` (errors become the row's ``error``)."""
+    return _measure(catalog, identifier, _workload_file(workload_dir, identifier))
+
+
+def _measure(catalog: Catalog, identifier: str, workload_path: str | None, workload: Any = None,
+             **table_options: Any) -> TableHealth:
+    """One table's row; ``workload`` (already read) stands for the file ``workload_path`` when given."""
     from ..errors import PaimonLensError
     from ..writer.stats import DEFAULT_STATS_MODE
 
-    row = TableHealth(identifier)
+    row = TableHealth(identifier, workload=workload_path)
     try:
-        table = catalog.table(identifier, progress=False)
+        table = catalog.table(identifier, progress=False, **table_options)
         live = table.live_files()
         sizes = [lf.entry.file.file_size for lf in live]
         opts = table.schema.options
@@ -150,8 +162,7 @@ def table_health(catalog: Catalog, identifier: str, workload_dir: str | None = N
         ratios = [sum(deleted.get(lf.entry.file.file_name, 0) for lf in files) / rows
                   for files in buckets(table).values() if (rows := sum(lf.entry.file.row_count for lf in files))]
         row.dv_max_bucket_ratio = max(ratios) if deleted and ratios else None
-        row.workload = _workload_file(workload_dir, identifier)
-        found = table.find(row.workload)
+        found = table.find(workload if workload is not None else row.workload)
         row.items = found.items
         row.findings = len(found)
         row.top_finding = found.items[0].title if found.items else None
@@ -166,14 +177,48 @@ def table_health(catalog: Catalog, identifier: str, workload_dir: str | None = N
     return row
 
 
+def _health_task(item: tuple[Any, str, dict[str, Any] | None, dict[str, Any], str, str | None, Any]) -> TableHealth:
+    """A task of a distributed engine: one table's row, measured on the worker's local engine
+    (the catalog is built again there from its class, warehouse and options)."""
+    catalog_class, warehouse, storage_options, table_options, identifier, workload_path, workload = item
+    try:
+        catalog = catalog_class(warehouse, storage_options, **table_options)
+    except Exception as e:  # the row says why the worker could not reach the warehouse
+        return TableHealth(identifier, workload=workload_path, error=f"{type(e).__name__}: {e}")
+    return _measure(catalog, identifier, workload_path, workload, engine="local")
+
+
 def warehouse_health(catalog: Catalog, workload_dir: str | None = None,
-                     identifiers: Sequence[str] | None = None) -> WarehouseHealth:
+                     identifiers: Sequence[str] | None = None, engine: Any = None) -> WarehouseHealth:
     """Every table of ``catalog`` (or the given ``db.table`` identifiers), the most to save first;
-    a progress bar per table once the work is long."""
+    a progress bar per table once the work is long.
+
+    ``engine`` (default: the catalog's ``engine`` table option, else local) runs the tables as tasks
+    when it is distributed (see the module docstring); the rows are the same as the local engine's.
+    """
+    from ..engines import get_engine
     from ..progress import progress
 
     names = list(identifiers) if identifiers is not None else catalog.identifiers()
-    rows = [table_health(catalog, name, workload_dir)
-            for name in progress(names, total=len(names), desc="tables", unit="table")]
+    runner = get_engine(engine if engine is not None else catalog.table_options.get("engine"),
+                        spark=catalog.table_options.get("spark"),
+                        spark_master=catalog.table_options.get("spark_master"))
+    if runner.distributed and len(names) > 1:
+        from ..errors import PaimonLensError
+        from ..workload import read_workload
+
+        options = {k: v for k, v in catalog.table_options.items() if k not in ("engine", "spark", "spark_master")}
+        items = []
+        for name in names:
+            path = _workload_file(workload_dir, name)
+            try:
+                workload = read_workload(path) if path is not None else None
+            except (PaimonLensError, OSError, ValueError):
+                workload = None  # the task reads it again and reports the error on the table's row
+            items.append((type(catalog), catalog.warehouse, catalog.storage_options, options, name, path, workload))
+        rows = runner.map(_health_task, items)
+    else:
+        rows = [table_health(catalog, name, workload_dir)
+                for name in progress(names, total=len(names), desc="tables", unit="table")]
     rows.sort(key=lambda r: (r.error is not None, r.savings_score), reverse=True)  # unreadable first
     return WarehouseHealth(catalog.warehouse, rows)
