@@ -22,6 +22,7 @@ Sources:
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import json
@@ -278,7 +279,9 @@ def predicates_of(statement: str, dialect: str = "spark") -> dict[str, list[str]
     return _scan_predicates(statement, dialect)[0]
 
 
+@functools.lru_cache(maxsize=4096)
 def _template(where: str) -> str:
+    """``where`` with its literals as ``?`` (cached: a history repeats the same predicates)."""
     import sqlglot
     from sqlglot import exp
 
