@@ -324,6 +324,27 @@ HEALTH_COLUMNS = {
 }
 
 
+# ---- history --------------------------------------------------------------------------------------
+
+HISTORY_COLUMNS = {
+    "snapshot_id": "the snapshot", "commit_kind": "APPEND, COMPACT, OVERWRITE ...", "time": "commit time (UTC)",
+    "schema_id": "schema of the snapshot", "records": "totalRecordCount of the snapshot",
+    "delta_records": "deltaRecordCount: rows its commit added", "files": "live data files", "bytes": "their bytes",
+    "rows": "their rows (before deletion vectors)", "added_files": "files the commit added",
+    "removed_files": "files the commit removed", "added_bytes": "bytes it added", "removed_bytes": "bytes it removed",
+    "upgraded_files": "files it moved to another level without rewriting (compaction upgrade)",
+    "level_files": "live files per LSM level", "small_files": "files below an eighth of target-file-size",
+    "small_file_ratio": "small files / files", "indexed_files": "files with a file index",
+    "index_bytes": "their index container bytes",
+    "index_coverage": "files holding each index: type(column) -> files (configured ones listed even at 0)",
+    "unindexed_files": "files without each configured index", "dv_files": "files with deleted rows",
+    "dv_deleted_rows": "rows deletion vectors mark deleted", "dv_ratio": "deleted rows / rows",
+    "dv_max_bucket_ratio": "deleted rows / rows, the worst bucket", "stats_mode": "metadata.stats-mode",
+    "tags": "tags on the snapshot", "read_whole": "read whole instead of from its delta",
+    "problems": "what could not be read at this snapshot",
+}
+
+
 # ---- value kinds -----------------------------------------------------------------------------------
 #: What every frame column holds, by name (a name means the same in every frame, as units do);
 #: a cell may also be null. ``int``: integers (pandas may hold them as float64 next to a null);
@@ -348,7 +369,8 @@ COLUMN_KINDS: dict[str, str] = {
         "dictionary_bytes", "bsi_bytes", "singleton_values", "index_block_bytes", "null_bitmap_bytes",
         "index_block_count", "num_hash_functions", "stored_num_hash_functions", "num_bits", "size_bytes",
         "bits_set", "index_selected_rows", "dv_removed_rows", "snapshots", "schemas", "findings",
-        "read_for_nothing_bytes",
+        "read_for_nothing_bytes", "records", "delta_records", "added_files", "removed_files", "added_bytes",
+        "removed_bytes", "small_files", "indexed_files", "dv_files", "dv_deleted_rows", "upgraded_files",
     ), "int"),
     **dict.fromkeys((
         "deleted_ratio", "null_ratio", "distinct_error", "top1_ratio", "top10_ratio", "mean_file_distinct",
@@ -359,6 +381,7 @@ COLUMN_KINDS: dict[str, str] = {
         "index_head_bytes_read", "baseline_bytes_per_query", "cost", "fill_ratio", "estimated_items",
         "false_positive_probability", "expected_ratio", "coverage_ratio", "mean_bytes",
         "small_file_ratio", "index_coverage_ratio", "index_data_ratio", "dv_max_bucket_ratio", "savings_score",
+        "dv_ratio",
     ), "number"),
     **dict.fromkeys((
         "commit_kind", "commit_user", "base_manifest_list", "delta_manifest_list", "changelog_manifest_list",
@@ -372,12 +395,13 @@ COLUMN_KINDS: dict[str, str] = {
     **dict.fromkeys((
         "nullable", "is_partition_key", "is_primary_key", "crc_ok", "partition_keep", "bucket_keep",
         "stats_keep", "planned", "read", "partition_key", "distinct_exact", "is_sorted", "is_strictly_sorted",
-        "constrains_column", "eligible", "chosen", "is_table_threshold",
+        "constrains_column", "eligible", "chosen", "is_table_threshold", "read_whole",
     ), "bool"),
     **dict.fromkeys(("commit_time", "time", "creation_time"), "time"),
-    **dict.fromkeys(("partition", "partition_min", "partition_max", "partition_null_counts"), "dict"),
+    **dict.fromkeys(("partition", "partition_min", "partition_max", "partition_null_counts", "level_files",
+                     "index_coverage", "unindexed_files"), "dict"),
     **dict.fromkeys(("extra_files", "write_cols", "value_stats_cols", "top_values", "dictionary_chunk_sizes",
-                     "values", "index_blocks", "top_statements"), "list"),
+                     "values", "index_blocks", "top_statements", "tags", "problems"), "list"),
     **dict.fromkeys(("value", "min", "max"), "any"),
 }
 

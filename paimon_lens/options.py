@@ -34,3 +34,27 @@ def parse_memory_size(text: str | int) -> int:
     if unit not in _UNITS:
         raise ValueError(f"unknown memory unit {m.group(2)!r} in {text!r}")
     return int(m.group(1)) * _UNITS[unit]
+
+
+DEFAULT_TARGET_FILE_SIZE = {True: 128 << 20, False: 256 << 20}
+"""Paimon's ``target-file-size`` default: 128 MB for primary-key tables, 256 MB for append tables."""
+
+SMALL_FILE_DIVISOR = 8
+"""A data file is *small* below ``target-file-size / SMALL_FILE_DIVISOR`` (findings, health, history)."""
+
+
+def target_file_size(options: dict[str, str], primary_key: bool) -> int:
+    """The table's ``target-file-size`` in bytes (Paimon's default when unset)."""
+    raw = options.get("target-file-size")
+    return parse_memory_size(raw) if raw else DEFAULT_TARGET_FILE_SIZE[primary_key]
+
+
+def configured_indexes(options: dict[str, str]) -> list[str]:
+    """The file indexes the options configure, as ``type(column)`` labels in option order
+    (``file-index.<type>.columns``; a malformed list is read as far as it names columns)."""
+    out: list[str] = []
+    for key, value in options.items():
+        if key.startswith("file-index.") and key.endswith(".columns"):
+            index_type = key[len("file-index."):-len(".columns")]
+            out += [f"{index_type}({c.strip()})" for c in value.split(",") if c.strip()]
+    return out

@@ -149,6 +149,14 @@ class Table(SnapshotReader):
         return explain_many(self, wheres, engine=self.engine, rules=self.rules, truth=truth,
                             index_enabled=index_enabled)
 
+    def history(self, start: int | None = None, end: int | None = None, every: int | None = None) -> Any:
+        """The table's timeline: one row per snapshot kept from ``start`` to ``end`` (or every
+        ``every``-th), computed from delta manifests (:class:`~paimon_lens.history.timeline.History`:
+        ``frame()``, ``to_dict()``, ``problems``)."""
+        from .history.timeline import history
+
+        return history(self, start, end, every)
+
     @consistent
     def findings(self, workload: Any = None) -> pd.DataFrame:
         """What is wrong with the snapshot's layout and indexes, ranked by cost, each with its evidence

@@ -43,6 +43,7 @@ LAYERS: dict[str, int] = {
     "paimon_lens.snapshot_deletion_vectors": 62,
     "paimon_lens.pruning": 63,
     "paimon_lens.advisor": 64,
+    "paimon_lens.history": 64,
     "paimon_lens.presentation": 70,
     "paimon_lens.table": 70,
     "paimon_lens.catalog": 70,

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..formats.bloom import DEFAULT_FPP, DEFAULT_ITEMS, bloom_filter_sizing
-from ..options import parse_memory_size
+from ..options import SMALL_FILE_DIVISOR, target_file_size
 from ..predicate.model import leaves
 from ..units import human_bytes, human_count, human_percent
 from .advise import alter_table, table_identifier
@@ -90,8 +90,6 @@ EMBEDDED_MIN = 256 << 10
 UNINDEXED_READ_RATIO = 0.5
 """An unindexed filter column is reported when its predicates read at least this fraction of files."""
 
-DEFAULT_TARGET_FILE_SIZE = {True: 128 << 20, False: 256 << 20}
-"""Paimon's ``target-file-size`` default: 128 MB for primary-key tables, 256 MB for append tables."""
 
 
 @dataclass(frozen=True)
@@ -290,15 +288,14 @@ def _deletion_vectors(table: SnapshotReader, engine: Engine | None) -> list[Find
 
 def _small_files(table: SnapshotReader) -> list[Finding]:
     opts = table.schema.options
-    raw = opts.get("target-file-size")
-    target = parse_memory_size(raw) if raw else DEFAULT_TARGET_FILE_SIZE[bool(table.schema.primary_keys)]
+    target = target_file_size(opts, bool(table.schema.primary_keys))
     per_bucket = buckets(table)
     out = []
     for (_, bucket), files in sorted(per_bucket.items()):
         if len(files) < SMALL_FILES_MIN:
             continue
         median = statistics.median(lf.entry.file.file_size for lf in files)
-        if median >= target / 8:
+        if median >= target / SMALL_FILE_DIVISOR:
             continue
         where = _where(files[0].partition, bucket)
         out.append(Finding(

@@ -301,6 +301,19 @@ class SnapshotReader:
             out.extend(self._cache.manifests[n])
         return out
 
+    @consistent
+    def delta_entries(self) -> list[ManifestEntry]:
+        """The entries of the snapshot's delta manifest list alone: what its commit added and deleted
+        (ADD and DELETE, in order), relative to the previous snapshot."""
+        if self.snapshot is None:
+            return []
+        metas = self._manifest_list(self.snapshot.delta_manifest_list, "delta")
+        out: list[ManifestEntry] = []
+        with gc_paused():
+            for m in metas:
+                out.extend(self._manifest((m.file_name, m.file_size)))
+        return out
+
     def live_entries(self) -> list[ManifestEntry]:
         """Live ADD entries of the snapshot (ADD/DELETE merged as Paimon does)."""
         if self._live is None:

@@ -348,6 +348,31 @@ def cmd_findings(args: argparse.Namespace, out: Any) -> int:
     return 1 if found.problems else 0
 
 
+def cmd_history(args: argparse.Namespace, out: Any) -> int:
+    """``history``: one row per snapshot, from the delta manifests."""
+    table = _open(args)
+    timeline = table.history(args.start, args.end, args.every)
+    if args.format == "json":
+        json.dump(timeline.to_dict(), out, ensure_ascii=False, default=str)
+        out.write("\n")
+    else:
+        rows = []
+        for s in timeline:
+            levels = " ".join(f"L{k}:{v}" for k, v in s.level_files.items())
+            coverage = min((n / s.files for n in s.index_coverage.values()), default=None) if s.files else None
+            when = "" if s.time is None else s.time.strftime("%Y-%m-%d %H:%M:%S")
+            moved = f" ~{s.upgraded_files}" if s.upgraded_files else ""
+            rows.append([s.snapshot_id, s.commit_kind or "", when, s.schema_id, s.files, _human_bytes(s.bytes),
+                         f"+{s.added_files} -{s.removed_files}{moved}", levels,
+                         "" if coverage is None else f"{coverage:.0%}", s.dv_deleted_rows,
+                         ",".join(s.tags), "; ".join(s.problems)])
+        _print_table(rows, ["snapshot", "kind", "time (UTC)", "schema", "files", "bytes", "files +/-/~moved", "levels",
+                            "index coverage (least)", "deleted rows", "tags", "problems"], out)
+    for p in timeline.problems:
+        print(f"paimon-lens: partial answer: {p}", file=sys.stderr)
+    return 1 if timeline.problems else 0
+
+
 def cmd_health(args: argparse.Namespace, out: Any) -> int:
     """``health``: every table of a warehouse, ranked by what fixing its findings would save."""
     from ..catalog import open_catalog
@@ -539,6 +564,15 @@ def build_parser() -> argparse.ArgumentParser:
     fd.add_argument("--format", choices=("table", "json"), default="table")
     _add_engine_args(fd)
     fd.set_defaults(func=cmd_findings)
+
+    hi = sub.add_parser("history", help="one row per snapshot: files, levels, index coverage, deletion vectors")
+    hi.add_argument("table", help="table directory")
+    hi.add_argument("--start", type=int, default=None, help="first snapshot id (default: the earliest kept)")
+    hi.add_argument("--end", type=int, default=None, help="last snapshot id (default: the latest)")
+    hi.add_argument("--every", type=int, default=None, help="one row every N snapshots (and the last)")
+    hi.add_argument("--format", choices=("table", "json"), default="table")
+    hi.add_argument("--branch", default=None, help="the branch's snapshots (default main)")
+    hi.set_defaults(func=cmd_history, snapshot=None)
 
     he = sub.add_parser("health", help="every table of a warehouse, ranked by what fixing its findings would save")
     he.add_argument("warehouse_dir", metavar="WAREHOUSE", help="a filesystem catalog's warehouse directory")

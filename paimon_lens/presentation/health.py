@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..advisor.findings import DEFAULT_TARGET_FILE_SIZE, Finding, buckets, deleted_rows
-from ..options import parse_memory_size
+from ..advisor.findings import Finding, buckets, deleted_rows
+from ..options import SMALL_FILE_DIVISOR, target_file_size
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -147,10 +147,9 @@ def _measure(catalog: Catalog, identifier: str, workload_path: str | None, workl
         live = table.live_files()
         sizes = [lf.entry.file.file_size for lf in live]
         opts = table.schema.options
-        raw = opts.get("target-file-size")
-        target = parse_memory_size(raw) if raw else DEFAULT_TARGET_FILE_SIZE[bool(table.schema.primary_keys)]
+        target = target_file_size(opts, bool(table.schema.primary_keys))
         row.files, row.bytes = len(live), sum(sizes)
-        row.small_file_ratio = sum(1 for s in sizes if s < target / 8) / len(sizes) if sizes else None
+        row.small_file_ratio = sum(1 for s in sizes if s < target / SMALL_FILE_DIVISOR) / len(sizes) if sizes else None
         row.snapshots = len(table.snapshot_manager.list_ids())
         row.schemas = len(table.schema_manager.list_ids())
         row.stats_mode = opts.get("metadata.stats-mode", DEFAULT_STATS_MODE.lower())

@@ -1,0 +1,128 @@
+"""The timeline equals brute force: every snapshot read whole (live files, index containers decoded,
+deletion vectors decoded) on tables Paimon wrote (Java 0.9 and 2.0, pypaimon 2.1)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import paimon_lens as pl
+from paimon_lens.frame_columns import HISTORY_COLUMNS
+from paimon_lens.options import SMALL_FILE_DIVISOR, configured_indexes, target_file_size
+from paimon_lens.presentation.cli import main
+from tests.test_frame_columns import check_frame
+
+ROOT = Path(__file__).parent.parent
+FIX = ROOT / "tests" / "fixtures"
+TABLES = [
+    FIX / "tables20/b20_pk_dv/warehouse/db.db/orders_dv20",  # compactions, DVs with cardinality
+    FIX / "tables/c_pk_deletion_vectors/warehouse/db.db/orders_dv",  # 0.9: DVs without cardinality
+    FIX / "tables/c_pk_deletion_vectors/warehouse/db.db/orders_dyn",  # dynamic buckets
+    FIX / "tables20/a20_append_indexed/warehouse/db.db/events20",  # an index added by a schema change
+    FIX / "tables/a_append_indexed/warehouse/db.db/events_external",  # external index files
+    FIX / "pypaimon/warehouse/db.db/append_dv_in_data_dir",  # OVERWRITE, DVs in the data directories
+    FIX / "pypaimon/warehouse/db.db/type_evolution",
+    FIX / "tables/b_partitioned_append/warehouse/db.db/sales",
+    ROOT / "data" / "orders_dv20",
+]
+
+
+def brute_force(table: Any, snapshot_id: int) -> dict[str, Any]:
+    """One snapshot's facts from scratch: all its manifests, every index decoded, every DV decoded."""
+    s = table.at(snapshot_id)
+    live = s.live_files()
+    sizes = [lf.entry.file.file_size for lf in live]
+    small = target_file_size(s.schema.options, bool(s.schema.primary_keys)) // SMALL_FILE_DIVISOR
+    idx = s.file_indexes()
+    labels: dict[str, set[str]] = {}
+    for name, column, kind in zip(idx["file_name"], idx["column"], idx["index_type"]):
+        labels.setdefault(name, set()).add(f"{kind}({column})")
+    coverage = Counter(label for names in labels.values() for label in names)
+    configured = configured_indexes(s.schema.options)
+    dvs = {dv.data_file: dv.cardinality for dv in s.deletion_vector_infos() if dv.cardinality}
+    live_names = {lf.entry.file.file_name for lf in live}
+    dvs = {k: v for k, v in dvs.items() if k in live_names}
+    bucket_rows: Counter[Any] = Counter()
+    bucket_deleted: Counter[Any] = Counter()
+    for lf in live:
+        key = (lf.entry.partition, lf.entry.bucket)
+        bucket_rows[key] += lf.entry.file.row_count
+        bucket_deleted[key] += dvs.get(lf.entry.file.file_name, 0)
+    ratios = [bucket_deleted[k] / bucket_rows[k] for k in bucket_rows if bucket_deleted[k] and bucket_rows[k]]
+    rows = sum(lf.entry.file.row_count for lf in live)
+    return {
+        "files": len(live), "bytes": sum(sizes), "rows": rows,
+        "level_files": dict(sorted(Counter(lf.entry.file.level for lf in live).items())),
+        "small_files": sum(1 for x in sizes if x < small),
+        "indexed_files": len(labels),
+        "index_bytes": sum(s.index_size(lf) or 0 for lf in live if lf.entry.file.file_name in labels),
+        "index_coverage": {**{c: coverage.get(c, 0) for c in configured},
+                           **{k: v for k, v in sorted(coverage.items()) if k not in configured}},
+        "unindexed_files": {c: len(live) - coverage.get(c, 0) for c in configured},
+        "dv_files": len(dvs), "dv_deleted_rows": sum(dvs.values()),
+        "dv_max_bucket_ratio": max(ratios) if ratios else None,
+        "schema_id": s.schema.id,
+    }
+
+
+@pytest.mark.parametrize("path", TABLES, ids=lambda p: p.name)
+def test_timeline_equals_brute_force(path: Path) -> None:
+    table = pl.open_table(str(path), progress=False)
+    timeline = table.history()
+    ids = table.snapshot_manager.list_ids()
+    assert [s.snapshot_id for s in timeline] == ids and not timeline.problems
+    previous: set[str] = set()
+    for facts in timeline:
+        expected = brute_force(table, facts.snapshot_id)
+        got = {k: getattr(facts, k) for k in expected}
+        if got["dv_max_bucket_ratio"] is not None:
+            got["dv_max_bucket_ratio"] = pytest.approx(got["dv_max_bucket_ratio"])
+        assert got == expected, facts.snapshot_id
+        names = {lf.entry.file.file_name for lf in table.at(facts.snapshot_id).live_files()}
+        assert facts.added_files == len(names - previous) and facts.removed_files == len(previous - names)
+        previous = names
+    assert timeline.snapshots[0].read_whole and not any(s.read_whole for s in timeline.snapshots[1:])
+
+
+def test_a_range_sampled_and_the_frame() -> None:
+    table = pl.open_table(str(TABLES[0]), progress=False)
+    full = table.history()
+    part = table.history(start=3, end=9, every=3)
+    assert [s.snapshot_id for s in part] == [3, 6, 9]
+    for s in part:  # the deltas between samples are applied: the same facts as the full timeline
+        same = next(f for f in full if f.snapshot_id == s.snapshot_id)
+        assert (s.files, s.bytes, s.index_coverage, s.dv_deleted_rows) == (
+            same.files, same.bytes, same.index_coverage, same.dv_deleted_rows)
+    check_frame(full.frame(), HISTORY_COLUMNS, "history")
+    with pytest.raises(pl.PaimonLensError, match="every"):
+        table.history(every=0)
+
+
+def test_a_broken_snapshot_is_a_row_with_its_problem_and_the_next_is_read_whole(tmp_path: Path) -> None:
+    copy = tmp_path / "t"
+    shutil.copytree(TABLES[0], copy)
+    snap = json.loads((copy / "snapshot" / "snapshot-5").read_text(encoding="utf-8"))
+    (copy / "manifest" / snap["deltaManifestList"]).write_bytes(b"not avro")
+    (copy / "manifest" / snap["baseManifestList"]).write_bytes(b"not avro")
+    table = pl.open_table(str(copy), progress=False)
+    timeline = {s.snapshot_id: s for s in table.history()}
+    assert timeline[5].problems and "manifest" in timeline[5].problems[0]
+    assert timeline[6].read_whole and not timeline[6].problems
+    assert timeline[6].files == brute_force(table, 6)["files"]
+    assert [p for p in table.history().problems if p.startswith("snapshot 5:")]
+
+
+def test_cli_history_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history", str(TABLES[3]), "--format", "json", "--no-progress"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [s["snapshot_id"] for s in doc["snapshots"]] == [1, 2, 3, 4, 5, 6]
+    last = doc["snapshots"][-1]
+    assert last["unindexed_files"]["bitmap(tag)"] == 12 and last["index_coverage"]["bitmap(tag)"] == 6
+    assert main(["history", str(TABLES[3])]) == 0
+    text = capsys.readouterr().out
+    assert "APPEND" in text and "snapshot" in text
