@@ -170,7 +170,8 @@ class _Timeline:
     # ---- per file -------------------------------------------------------------------------
     def _file(self, reader: SnapshotReader, entry: ManifestEntry, problems: list[str]) -> _File:
         f = entry.file
-        labels, nbytes = frozenset(), 0
+        labels: frozenset[str] = frozenset()
+        nbytes = 0
         if f.embedded_index is not None or f.index_file is not None:
             cached = self.indexes.get(f.file_name)
             if cached is None:
