@@ -344,6 +344,13 @@ HISTORY_COLUMNS = {
     "problems": "what could not be read at this snapshot",
 }
 
+DIFF_COLUMNS = {
+    "change": "added or removed between the two snapshots", "file_name": "the data file",
+    "partition": "its partition", "bucket": "its bucket", "level": "its LSM level", "file_size": "its bytes",
+    "row_count": "its rows", "indexes": "its index container's type(column) labels",
+    "snapshot_id": "the commit that added or removed it", "commit_kind": "that commit's kind",
+}
+
 
 # ---- value kinds -----------------------------------------------------------------------------------
 #: What every frame column holds, by name (a name means the same in every frame, as units do);
@@ -390,7 +397,7 @@ COLUMN_KINDS: dict[str, str] = {
         "stats_error", "error", "manifest", "index_type", "data_file", "kind", "column", "storage",
         "index_result", "index_kind", "stage", "reason", "flags", "branch", "type", "label", "where", "action",
         "confidence", "description", "options", "title", "subject", "evidence", "impact", "fix", "statements",
-        "table", "stats_mode", "top_finding", "workload",
+        "table", "stats_mode", "top_finding", "workload", "change",
     ), "str"),
     **dict.fromkeys((
         "nullable", "is_partition_key", "is_primary_key", "crc_ok", "partition_keep", "bucket_keep",
@@ -401,7 +408,7 @@ COLUMN_KINDS: dict[str, str] = {
     **dict.fromkeys(("partition", "partition_min", "partition_max", "partition_null_counts", "level_files",
                      "index_coverage", "unindexed_files"), "dict"),
     **dict.fromkeys(("extra_files", "write_cols", "value_stats_cols", "top_values", "dictionary_chunk_sizes",
-                     "values", "index_blocks", "top_statements", "tags", "problems"), "list"),
+                     "values", "index_blocks", "top_statements", "tags", "problems", "indexes"), "list"),
     **dict.fromkeys(("value", "min", "max"), "any"),
 }
 

@@ -157,6 +157,28 @@ class Table(SnapshotReader):
 
         return history(self, start, end, every)
 
+    def diff(self, a: int, b: int | None = None) -> Any:
+        """What changed from snapshot ``a`` to ``b`` (default: this table's snapshot): files added and
+        removed, each commit between (compactions: which files merged into which), index coverage,
+        deletion vectors, schema and options (:class:`~paimon_lens.history.diff.SnapshotDiff`)."""
+        from .history.diff import diff
+
+        return diff(self, a, self._snapshot_or(b))
+
+    def explain_diff(self, where: str, a: int, b: int | None = None) -> Any:
+        """``where`` explained at snapshots ``a`` and ``b`` (default: this table's snapshot), the
+        difference in bytes read split into its causes (:class:`~paimon_lens.history.diff.ExplainDiff`)."""
+        from .history.diff import explain_diff
+
+        return explain_diff(self, where, a, self._snapshot_or(b))
+
+    def _snapshot_or(self, snapshot: int | None) -> int:
+        if snapshot is not None:
+            return int(snapshot)
+        if self.snapshot_id is None:
+            raise PaimonLensError(f"{self.path} has no snapshot")
+        return self.snapshot_id
+
     @consistent
     def findings(self, workload: Any = None) -> pd.DataFrame:
         """What is wrong with the snapshot's layout and indexes, ranked by cost, each with its evidence

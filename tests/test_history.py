@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import paimon_lens as pl
-from paimon_lens.frame_columns import HISTORY_COLUMNS
+from paimon_lens.frame_columns import DIFF_COLUMNS, HISTORY_COLUMNS
 from paimon_lens.options import SMALL_FILE_DIVISOR, configured_indexes, target_file_size
 from paimon_lens.presentation.cli import main
 from tests.test_frame_columns import check_frame
@@ -126,3 +126,88 @@ def test_cli_history_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["history", str(TABLES[3])]) == 0
     text = capsys.readouterr().out
     assert "APPEND" in text and "snapshot" in text
+
+
+def _live(table: Any, sid: int) -> dict[str, Any]:
+    return {lf.entry.file.file_name: lf for lf in table.at(sid).live_files()}
+
+
+@pytest.mark.parametrize("path", [TABLES[0], TABLES[1], TABLES[3], TABLES[5]], ids=lambda p: p.name)
+def test_diff_equals_brute_force(path: Path) -> None:
+    table = pl.open_table(str(path), progress=False)
+    ids = table.snapshot_manager.list_ids()
+    a, b = ids[0], ids[-1]
+    d = table.diff(a, b)
+    la, lb = _live(table, a), _live(table, b)
+    assert {f.file_name for f in d.added} == lb.keys() - la.keys()
+    assert {f.file_name for f in d.removed} == la.keys() - lb.keys()
+    assert d.files == (len(la), len(lb)) and not d.problems
+    assert [c.snapshot_id for c in d.commits] == ids[1:]
+    for c in d.commits:  # each commit: what its snapshot has that the one before has not, and back
+        before, after = _live(table, c.snapshot_id - 1), _live(table, c.snapshot_id)
+        assert {f.file_name for f in c.added} == after.keys() - before.keys()
+        assert {f.file_name for f in c.removed} == before.keys() - after.keys()
+        moved = {n for n in before.keys() & after.keys()
+                 if before[n].entry.file.level != after[n].entry.file.level}
+        assert {f.file_name for f, _ in c.upgraded} == moved
+        assert c.commit_kind == table.snapshot_manager.snapshot(c.snapshot_id).commit_kind
+    for label, (x, y) in d.index_coverage.items():
+        assert (x, y) == (brute_force(table, a)["index_coverage"].get(label, 0),
+                          brute_force(table, b)["index_coverage"].get(label, 0)), label
+    assert d.deleted_rows == (brute_force(table, a)["dv_deleted_rows"], brute_force(table, b)["dv_deleted_rows"])
+    assert d.frame().shape[0] == len(d.added) + len(d.removed)
+    check_frame(d.frame(), DIFF_COLUMNS, "diff")
+    json.dumps(d.to_dict(), default=str)
+
+
+def test_diff_of_a_schema_change() -> None:
+    table = pl.open_table(str(TABLES[3]), progress=False)
+    d = table.diff(1, 6)
+    assert d.schema["added"] == ["tag"] and d.schema["schema_ids"] == [0, 1]
+    assert d.options["file-index.bitmap.columns"] == ("country,status,score", "country,status,score,tag")
+    assert d.index_coverage["bitmap(tag)"] == (0, 6)
+    assert any("bitmap(tag): 0 of 3 files at snapshot 1, 6 of 18 at snapshot 6" in line for line in d.summary())
+    with pytest.raises(pl.PaimonLensError, match="older"):
+        table.diff(6, 1)
+
+
+@pytest.mark.parametrize("where", ["status = 'PAID'", "qty > 5", "customer = 7", "amount < 100"])
+def test_explain_diff_causes_add_up_and_equal_brute_force(where: str) -> None:
+    """At every pair of snapshots: each side is the explain at that snapshot, and the causes add up
+    to the difference in bytes (and files) read exactly."""
+    table = pl.open_table(str(TABLES[0]), progress=False)
+    ids = table.snapshot_manager.list_ids()
+    for a in ids:
+        for b in ids:
+            if a >= b:
+                continue
+            result = table.explain_diff(where, a, b)
+            brute_a, brute_b = table.at(a).explain(where).summary(), table.at(b).explain(where).summary()
+            assert result.read_bytes_delta == brute_b["read_bytes"] - brute_a["read_bytes"]
+            assert sum(c.read_bytes_delta for c in result.causes) == result.read_bytes_delta, (a, b)
+            assert sum(c.read_files_delta for c in result.causes) == brute_b["read_files"] - brute_a["read_files"]
+            for c in result.causes:
+                if c.snapshot_id is not None:
+                    assert a < c.snapshot_id <= b and f"at snapshot {c.snapshot_id}" in c.text
+
+
+def test_explain_diff_names_the_snapshot_where_the_predicate_does_not_apply() -> None:
+    table = pl.open_table(str(TABLES[3]), progress=False)
+    with pytest.raises(pl.PaimonLensError, match=r"at snapshot 2 \(schema 0\): unknown column 'tag'"):
+        table.explain_diff("tag = 'x'", 2, 6)
+
+
+def test_cli_diff_and_explain_compare(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(TABLES[0])
+    assert main(["diff", path, "5", "8"]) == 0
+    text = capsys.readouterr().out
+    assert "compaction at snapshot 6: merged 4 files" in text and "bucket 0:" in text
+    assert main(["diff", path, "5", "8", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["a"] == 5 and doc["b"] == 8 and len(doc["commits"]) == 3
+    assert main(["explain", path, "--where", "qty > 5", "--compare", "3", "--snapshot", "9", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["a"]["snapshot_id"] == 3 and doc["b"]["snapshot_id"] == 9
+    assert doc["read_bytes_delta"] == sum(c["read_bytes_delta"] for c in doc["causes"]) > 0
+    assert main(["explain", path, "--where", "qty > 5", "--compare", "3", "--snapshot", "9"]) == 0
+    assert "compaction at snapshot 8" in capsys.readouterr().out

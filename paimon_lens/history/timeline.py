@@ -168,7 +168,7 @@ class _Timeline:
         self.previous_id: int | None = None
 
     # ---- per file -------------------------------------------------------------------------
-    def _file(self, reader: SnapshotReader, entry: ManifestEntry, problems: list[str]) -> _File:
+    def file_facts(self, reader: SnapshotReader, entry: ManifestEntry, problems: list[str]) -> _File:
         f = entry.file
         labels: frozenset[str] = frozenset()
         nbytes = 0
@@ -200,11 +200,11 @@ class _Timeline:
             return frozenset({"unreadable"}), 0
 
     # ---- per snapshot ---------------------------------------------------------------------
-    def _read_whole(self, reader: SnapshotReader, problems: list[str]) -> _State:
+    def read_whole(self, reader: SnapshotReader, problems: list[str]) -> _State:
         state = _State()
         state.set_small_below(_small_below(reader))
         for e in reader.live_entries():
-            state.add(e.identifier(), self._file(reader, e, problems))
+            state.add(e.identifier(), self.file_facts(reader, e, problems))
         return state
 
     def _apply_delta(self, reader: SnapshotReader, state: _State, facts: SnapshotFacts,
@@ -214,7 +214,7 @@ class _Timeline:
         for e in reader.delta_entries():
             key = e.identifier()
             if e.kind == FILE_KIND_ADD:
-                state.add(key, self._file(reader, e, problems))
+                state.add(key, self.file_facts(reader, e, problems))
                 added[e.file.file_name] = e.file.file_size
             else:
                 gone = state.remove(key)
@@ -278,7 +278,7 @@ class _Timeline:
                     state = None
             if state is None:
                 old = self.state
-                state = self._read_whole(reader, problems)
+                state = self.read_whole(reader, problems)
                 facts.read_whole = True
                 if old is not None:  # carry the deletion vectors already read
                     state.index_manifest, state.dv_entries = old.index_manifest, old.dv_entries

@@ -180,6 +180,8 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
     if (args.where is None) == (args.where_file is None):
         raise PaimonLensError("give exactly one of --where SQL or --where-file FILE")
     table = _open(args)
+    if args.compare is not None:
+        return _explain_compare(args, table, out)
     sqls = [args.where] if args.where is not None else _read_where_file(args.where_file)
     docs: list[dict[str, Any]] = []
     reports = []
@@ -223,6 +225,30 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
         if "error" in d:
             out.write(f"error in {d['where']!r}: {d['error']}\n")
     return _explain_exit_code(reports, docs)
+
+
+def _explain_compare(args: argparse.Namespace, table: Any, out: Any) -> int:
+    """``explain --compare A``: the predicate at snapshot A and at the table's, and why they differ."""
+    from ..history.diff import explain_diff
+
+    if args.where is None:
+        raise PaimonLensError("--compare takes one predicate: give it with --where SQL")
+    result = explain_diff(table, args.where, args.compare, table.snapshot_id,
+                          explain=lambda reader, text: reader.explain(text, truth=args.truth,
+                                                                      index_enabled=not args.no_index))
+    if args.format == "json":
+        json.dump(result.to_dict(), out, ensure_ascii=False, default=str)
+        out.write("\n")
+    else:
+        out.write(f"WHERE {args.where}\n")
+        lines = result.lines()
+        for line in lines[:2]:
+            out.write(f"  {line}\n")
+        for line in lines[2:]:
+            out.write(f"  - {line}\n")
+    for p in result.problems:
+        print(f"paimon-lens: partial answer: {p}", file=sys.stderr)
+    return 1 if result.problems else _explain_exit_code([result.a, result.b], [])
 
 
 def _explain_exit_code(reports: Sequence[Any], docs: Sequence[dict[str, Any]]) -> int:
@@ -371,6 +397,29 @@ def cmd_history(args: argparse.Namespace, out: Any) -> int:
     for p in timeline.problems:
         print(f"paimon-lens: partial answer: {p}", file=sys.stderr)
     return 1 if timeline.problems else 0
+
+
+def cmd_diff(args: argparse.Namespace, out: Any) -> int:
+    """``diff``: what changed between two snapshots."""
+    table = _open(args)
+    d = table.diff(args.a, args.b)
+    if args.format == "json":
+        json.dump(d.to_dict(), out, ensure_ascii=False, default=str)
+        out.write("\n")
+    else:
+        for line in d.summary():
+            out.write(line + "\n")
+        if d.commits:
+            out.write("\n")
+        for c in d.commits:
+            out.write(c.describe() + "\n")
+            for (part, bucket), (gone, new) in c.groups().items() if c.commit_kind == "COMPACT" else ():
+                where = f"{part + ' ' if part else ''}bucket {bucket}"
+                out.write(f"  {where}: {', '.join(f'{f.file_name} (L{f.level})' for f in gone)} -> "
+                          f"{', '.join(f'{f.file_name} (L{f.level})' for f in new) or 'nothing'}\n")
+    for p in d.problems:
+        print(f"paimon-lens: partial answer: {p}", file=sys.stderr)
+    return 1 if d.problems else 0
 
 
 def cmd_health(args: argparse.Namespace, out: Any) -> int:
@@ -543,6 +592,8 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--truth", action="store_true", help="read the data files and report the rows that match")
     ex.add_argument("--positions", action="store_true", help="include index bitmap row positions")
     ex.add_argument("--no-index", action="store_true", help="model file-index.read.enabled = false")
+    ex.add_argument("--compare", type=int, default=None, metavar="A",
+                    help="also explain at older snapshot A, and say why what is read changed since")
     ex.add_argument("--format", choices=("table", "json"), default="table")
     _add_max_positions(ex)
     _add_engine_args(ex)
@@ -573,6 +624,14 @@ def build_parser() -> argparse.ArgumentParser:
     hi.add_argument("--format", choices=("table", "json"), default="table")
     hi.add_argument("--branch", default=None, help="the branch's snapshots (default main)")
     hi.set_defaults(func=cmd_history, snapshot=None)
+
+    di = sub.add_parser("diff", help="what changed between two snapshots: files, compactions, indexes, DVs, schema")
+    di.add_argument("table", help="table directory")
+    di.add_argument("a", type=int, help="the older snapshot id")
+    di.add_argument("b", type=int, nargs="?", default=None, help="the newer snapshot id (default: the latest)")
+    di.add_argument("--format", choices=("table", "json"), default="table")
+    di.add_argument("--branch", default=None, help="the branch's snapshots (default main)")
+    di.set_defaults(func=cmd_diff, snapshot=None)
 
     he = sub.add_parser("health", help="every table of a warehouse, ranked by what fixing its findings would save")
     he.add_argument("warehouse_dir", metavar="WAREHOUSE", help="a filesystem catalog's warehouse directory")
