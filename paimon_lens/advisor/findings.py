@@ -150,13 +150,14 @@ class Findings:
 
 # ---- helpers ------------------------------------------------------------------------------------
 
-def _table_ref(table: SnapshotReader) -> str:
+def table_ref(table: SnapshotReader) -> str:
+    """``db.table`` (or the directory name) of the table, as statements name it."""
     return table_identifier(table.path)
 
 
-def _set(table: SnapshotReader, options: dict[str, str | None]) -> list[str]:
+def set_options(table: SnapshotReader, options: dict[str, str | None]) -> list[str]:
     """Spark ``ALTER TABLE`` statements setting (or, for None, unsetting) table options."""
-    return alter_table(_table_ref(table), {k: v for k, v in options.items() if v is not None},
+    return alter_table(table_ref(table), {k: v for k, v in options.items() if v is not None},
                        [k for k, v in options.items() if v is None])
 
 
@@ -172,7 +173,7 @@ def _drop_index(table: SnapshotReader, column: str, index_type: str) -> list[str
     change: dict[str, str | None] = {f"file-index.{index_type}.columns": ",".join(rest) if rest else None}
     prefix = f"file-index.{index_type}.{column}."
     change.update({k: None for k in opts if k.startswith(prefix)})
-    return _set(table, change)
+    return set_options(table, change)
 
 
 def _partition_text(partition: dict[str, Any]) -> str:
@@ -196,7 +197,7 @@ def deleted_rows(table: SnapshotReader, engine: Engine | None = None) -> dict[st
 
 
 def _compact(table: SnapshotReader, partition: dict[str, Any]) -> str:
-    ref = _table_ref(table)
+    ref = table_ref(table)
     if partition:
         return f"CALL sys.compact(table => '{ref}', partitions => '{_partition_text(partition)}')"
     return f"CALL sys.compact(table => '{ref}')"
@@ -259,7 +260,7 @@ def _bloom_oversized(table: SnapshotReader, infos: Sequence[IndexInfo]) -> list[
             f"fpp = {fpp:g}) on files of up to {human_count(largest)} rows (95th percentile)",
             f"{human_bytes(now - right)} more than needed", float(now - right),
             f"size the filter for the rows of a file: items = {largest}",
-            tuple(_set(table, {f"file-index.bloom-filter.{column}.items": str(largest)})),
+            tuple(set_options(table, {f"file-index.bloom-filter.{column}.items": str(largest)})),
             {"items": items, "rows_p95": largest, "index_bytes": now, "right_bytes": right}))
     return out
 
@@ -346,7 +347,7 @@ def _embedded_indexes(table: SnapshotReader) -> list[Finding]:
         f"{human_bytes(manifests)} compressed", f"{human_bytes(total)} read and decoded by every scan plan",
         float(total), "keep only small containers in the manifests (Paimon's default threshold is "
         f"{DEFAULT_IN_MANIFEST_THRESHOLD} B; recommend measures one for the workload)",
-        tuple(_set(table, {"file-index.in-manifest-threshold": f"{DEFAULT_IN_MANIFEST_THRESHOLD} b"})),
+        tuple(set_options(table, {"file-index.in-manifest-threshold": f"{DEFAULT_IN_MANIFEST_THRESHOLD} b"})),
         {"embedded_bytes": total, "containers": len(sizes), "threshold": threshold, "manifest_bytes": manifests})]
 
 
@@ -399,7 +400,7 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexInfo], workload
             "every file of the partitions the queries touch reaches the index or the reader", float(sum(
                 f.file_size for r, _ in reports for f in r.files if f.stage not in ("partition", "bucket"))),
             f"keep min/max for {column}: fields.{column}.stats-mode = full (or truncate(16) for long strings)",
-            tuple(_set(table, {f"fields.{column}.stats-mode": "full"})), {"queries": len(reports)}))
+            tuple(set_options(table, {f"fields.{column}.stats-mode": "full"})), {"queries": len(reports)}))
     have_index = {c.split("[", 1)[0] for c, _ in indexed}
     partition_keys = set(table.schema.partition_keys)  # partition pruning serves those
     for column, reports in sorted(named.items()):
@@ -421,7 +422,7 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexInfo], workload
             f"pruning leaves them {human_bytes(read_bytes / total_weight)} to read per query (weighted)",
             f"{human_bytes(read_bytes / total_weight)} read per query", read_bytes / total_weight,
             f"add a {index_type} index on {column} (recommend measures it first)",
-            tuple(_set(table, {f"file-index.{index_type}.columns": ",".join([*current, column])})),
+            tuple(set_options(table, {f"file-index.{index_type}.columns": ",".join([*current, column])})),
             {"read_files": read, "files": considered, "index_type": index_type}))
     return out
 
@@ -459,7 +460,7 @@ def _read_for_nothing(table: SnapshotReader, infos: Sequence[IndexInfo], workloa
                              for leaf in leaves(report.predicate) if fields[leaf.index].name == column)
                 index_type = "range-bitmap" if ranges else "bloom-filter"
                 current = _index_columns(table.schema.options, index_type)
-                statements += _set(table, {f"file-index.{index_type}.columns": ",".join([*current, column])})
+                statements += set_options(table, {f"file-index.{index_type}.columns": ",".join([*current, column])})
             fix = f"index {', '.join(bare)} so that files without a match are ruled out (recommend measures it)"
         else:
             fix = (f"the indexes on {', '.join(columns)} cannot rule these files out: a bloom filter with a lower "

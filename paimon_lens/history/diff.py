@@ -403,17 +403,37 @@ def explain_diff(table: SnapshotReader, where: str, a: int, b: int, *, explain: 
     """``where`` explained at snapshots ``a`` and ``b``, the difference in bytes read split into
     causes (see the module docs); ``explain(reader, where)`` explains one snapshot (default: the
     table's ``explain``)."""
+    result = explain_diffs(table, [where], a, b, explain=explain)[0]
+    if isinstance(result, PaimonLensError):
+        raise result
+    return result
+
+
+def explain_diffs(table: SnapshotReader, wheres: Sequence[str], a: int, b: int, *,
+                  explain: Any = None) -> list[ExplainDiff | PaimonLensError]:
+    """:func:`explain_diff` of each predicate over one walk of the commits between; a predicate that
+    cannot be explained at one of the snapshots gives its error (naming the snapshot) in its place."""
     if a > b:
         raise PaimonLensError(f"compare snapshot {a} with {b}: the first must be the older")
     walk = _Walk(table, a, b)
     run = explain or (lambda reader, text: reader.explain(text))
-    reports = []
-    for sid, reader in ((a, walk.reader_a), (b, walk.reader_b)):
+    out: list[ExplainDiff | PaimonLensError] = []
+    for where in wheres:
+        reports = []
         try:
-            reports.append(run(reader, where))
+            for sid, reader in ((a, walk.reader_a), (b, walk.reader_b)):
+                try:
+                    reports.append(run(reader, where))
+                except PaimonLensError as e:
+                    raise PaimonLensError(f"at snapshot {sid} (schema {reader.schema.id}): {e}") from None
         except PaimonLensError as e:
-            raise PaimonLensError(f"at snapshot {sid} (schema {reader.schema.id}): {e}") from None
-    ra, rb = reports
+            out.append(e)
+            continue
+        out.append(_causes(walk, where, reports[0], reports[1], a, b))
+    return out
+
+
+def _causes(walk: _Walk, where: str, ra: Any, rb: Any, a: int, b: int) -> ExplainDiff:
     read_a = {f.file_name: f for f in ra.files if f.read}
     read_b = {f.file_name: f for f in rb.files if f.read}
     columns = _columns_of(rb.predicate, walk.reader_b)

@@ -258,6 +258,64 @@ def _percent_formatter() -> Any:
     return PercentFormatter(1.0)
 
 
+# ---- history -------------------------------------------------------------------------------------
+def timeline(history: Any) -> Figure:
+    """A table's timeline (:class:`~paimon_lens.history.timeline.History`): live files (small ones
+    shaded), bytes, the coverage of each configured index, and the deleted-row share (overall and
+    the worst bucket), per snapshot; compactions marked by dashed lines, schema changes by dotted
+    ones, tags named at the top."""
+    rows = [r for r in history.snapshots if not r.problems]
+    fig = _figure_class()(figsize=(7.5, 7.0), layout="constrained")
+    axes = list(fig.subplots(4, 1, sharex=True, squeeze=False)[:, 0])
+    if not rows:
+        _empty(axes[0], "no snapshot could be read")
+        return fig
+    ids = [r.snapshot_id for r in rows]
+    files, small = [r.files for r in rows], [r.small_files for r in rows]
+    axes[0].plot(ids, files, color=PALETTE[0], label="live files")
+    axes[0].fill_between(ids, 0, small, color=PALETTE[1], alpha=0.35, label="small files", step=None)
+    axes[0].set_ylabel("files", fontsize=8)
+    axes[0].legend(fontsize=7, loc="upper left")
+    _integer_axis(axes[0])
+    axes[1].plot(ids, [r.bytes for r in rows], color=PALETTE[2], label="data bytes")
+    axes[1].plot(ids, [r.index_bytes for r in rows], color=PALETTE[5], label="index bytes")
+    axes[1].set_ylabel("bytes", fontsize=8)
+    axes[1].legend(fontsize=7, loc="upper left")
+    _human_axis(axes[1], "y")
+    labels = list(dict.fromkeys(k for r in rows for k in r.index_coverage))
+    for i, name in enumerate(labels[:8]):
+        share = [r.index_coverage.get(name, 0) / r.files if r.files else 0.0 for r in rows]
+        axes[2].plot(ids, share, color=PALETTE[i % len(PALETTE)], label=label(name))
+    if not labels:
+        _empty(axes[2], "no file index")
+    else:
+        axes[2].legend(fontsize=6, loc="lower left", ncol=2)
+    axes[2].set_ylim(-0.02, 1.05)
+    axes[2].yaxis.set_major_formatter(_percent_formatter())
+    axes[2].set_ylabel("files indexed", fontsize=8)
+    axes[3].plot(ids, [r.dv_ratio or 0.0 for r in rows], color=PALETTE[3], label="deleted rows / rows")
+    axes[3].plot(ids, [r.dv_max_bucket_ratio or 0.0 for r in rows], color=PALETTE[3], linestyle="--",
+                 label="worst bucket")
+    axes[3].yaxis.set_major_formatter(_percent_formatter())
+    axes[3].set_ylabel("deleted", fontsize=8)
+    axes[3].legend(fontsize=7, loc="upper left")
+    axes[3].set_xlabel("snapshot", fontsize=8)
+    _integer_axis(axes[3], "x")
+    schema = rows[0].schema_id
+    for r in rows:
+        for ax in axes:
+            if r.commit_kind == "COMPACT":
+                ax.axvline(r.snapshot_id, color="#888888", linestyle="--", linewidth=0.7, alpha=0.7)
+            if r.schema_id != schema:
+                ax.axvline(r.snapshot_id, color="#444444", linestyle=":", linewidth=1.0)
+        schema = r.schema_id
+        if r.tags:
+            axes[0].annotate(label(", ".join(r.tags), 16), (r.snapshot_id, 1.0), xycoords=("data", "axes fraction"),
+                             fontsize=6, rotation=90, va="top", ha="right", color="#555555")
+    axes[0].set_title("table history (dashed: compactions, dotted: schema changes)", fontsize=9)
+    return fig
+
+
 # ---- recommendations ---------------------------------------------------------------------------
 def pareto(advice: Any) -> Figure:
     """Every measured candidate: index bytes stored (x) against data bytes avoided per query (y).
@@ -341,11 +399,31 @@ def png_text(text: str) -> str:
     return "".join(c if ord(c) in chars or c.isspace() else f"<U+{ord(c):04X}>" for c in text)
 
 
+def png_formatter(inner: Any) -> Any:
+    """A tick formatter giving ``inner``'s labels as the PNG fonts draw them (:func:`png_text`);
+    the tick positions reach ``inner`` too (a ``ScalarFormatter`` labels nothing without them)."""
+    from matplotlib.ticker import Formatter
+
+    class PngFormatter(Formatter):
+        def set_locs(self, locs: Any) -> None:
+            inner.set_locs(locs)
+
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return png_text(inner(x, pos))
+
+        def format_ticks(self, values: Any) -> list[str]:
+            return [png_text(t) for t in inner.format_ticks(values)]
+
+        def get_offset(self) -> str:
+            return png_text(inner.get_offset())
+
+    return PngFormatter()
+
+
 def figure_png(fig: Figure, dpi: int = 100) -> bytes:
     """The figure as PNG bytes (non-Latin text through fallback fonts, or spelled as code points)."""
     import matplotlib
     from matplotlib.text import Text
-    from matplotlib.ticker import FuncFormatter
 
     fallbacks, _ = _fonts()
     originals = []
@@ -360,7 +438,7 @@ def figure_png(fig: Figure, dpi: int = 100) -> bytes:
         for axis in (ax.xaxis, ax.yaxis):
             fmt = axis.get_major_formatter()
             formatters.append((axis, fmt))
-            axis.set_major_formatter(FuncFormatter(lambda x, pos, fmt=fmt: png_text(fmt(x, pos))))
+            axis.set_major_formatter(png_formatter(fmt))
     buf = io.BytesIO()
     try:
         with matplotlib.rc_context({"font.sans-serif": ["DejaVu Sans", *fallbacks]}), warnings.catch_warnings():
@@ -376,5 +454,5 @@ def figure_png(fig: Figure, dpi: int = 100) -> bytes:
 
 __all__: Sequence[str] = (
     "bitmap_distribution", "bloom_fill", "dv_deleted_ratio", "figure_data_uri", "figure_png", "figure_svg",
-    "file_sizes", "funnel", "index_bytes", "pareto",
+    "file_sizes", "funnel", "index_bytes", "pareto", "timeline",
 )

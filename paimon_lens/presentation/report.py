@@ -28,6 +28,7 @@ from ..errors import PaimonLensError
 from ..frame_columns import INDEX_COLUMNS, INDEX_INVENTORY_COLUMNS, SHOWN_FILE_COLUMNS
 from ..lens_frame import frame_html, human_bytes, human_count, human_percent
 from ..workload import Workload, as_workload
+from .section import Section, escape, guarded, plot
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,20 +39,6 @@ CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'n
 """Content-Security-Policy of the saved report: inline CSS and data-URI images only."""
 
 MAX_FILES_LISTED = 50
-
-
-@dataclass
-class Section:
-    """One part of the report: a title, HTML fragments (already escaped) and problems found."""
-
-    key: str
-    title: str
-    blocks: list[str] = field(default_factory=list)
-    facts: list[tuple[str, str]] = field(default_factory=list)
-    plots: list[tuple[str, str]] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    collapsed: bool = False
-    """Shown folded in the report (the inventory after findings and advice); problems stay visible."""
 
 
 @dataclass
@@ -102,26 +89,6 @@ def render_section(section: Section) -> str:
     return environment().get_template("section_view.html.j2").render(s=section)
 
 
-def _guarded(section: Section, what: str, fn: Callable[[], None]) -> None:
-    """Run one part of a section; a failure becomes a message in the section, not an exception."""
-    try:
-        fn()
-    except PaimonLensError as e:
-        section.errors.append(f"{what}: {e}")
-    except (OSError, ValueError, KeyError, TypeError, IndexError) as e:  # bad input must not stop the report
-        section.errors.append(f"{what}: {type(e).__name__}: {e}")
-
-
-def _plot(section: Section, title: str, make: Callable[[], Any]) -> None:
-    from .plots import figure_data_uri
-
-    def run() -> None:
-        fig = make()
-        section.plots.append((title, figure_data_uri(fig)))
-
-    _guarded(section, f"plot '{title}'", run)
-
-
 # ---- sections ----------------------------------------------------------------------------------
 def _overview(table: Table) -> Section:
     s = Section("overview", "Table overview")
@@ -142,7 +109,7 @@ def _overview(table: Table) -> Section:
         frame = table.snapshots()
         s.facts.append(("snapshots kept", human_count(len(frame))))
 
-    _guarded(s, "snapshots", snapshots)
+    guarded(s, "snapshots", snapshots)
     import pandas as pd
 
     cols = pd.DataFrame([{"column": f.name, "type": str(f.type), "id": f.id,
@@ -178,7 +145,7 @@ TERMS = (
 
 def _terms() -> Section:
     s = Section("terms", "Terms used", collapsed=True)
-    s.blocks.append("<dl class=\"facts\">" + "".join(f"<dt>{_escape(t)}</dt><dd>{_escape(d)}</dd>" for t, d in TERMS)
+    s.blocks.append("<dl class=\"facts\">" + "".join(f"<dt>{escape(t)}</dt><dd>{escape(d)}</dd>" for t, d in TERMS)
                     + "</dl>")
     return s
 
@@ -222,9 +189,9 @@ def files_section(table: Table, detail: bool = False) -> Section:
             s.blocks.append(frame_html(frame[[c for c in SHOWN_FILE_COLUMNS if c in frame.columns]]))
         from .plots import file_sizes
 
-        _plot(s, "file sizes and rows per file", lambda: file_sizes(table))
+        plot(s, "file sizes and rows per file", lambda: file_sizes(table))
 
-    _guarded(s, "data files", body)
+    guarded(s, "data files", body)
     return s
 
 
@@ -266,7 +233,7 @@ def indexes_section(table: Table, column: str | None = None) -> Section:
         part = frame if column is None else frame[frame["column"] == column]
         if part.empty:
             s.blocks.append("<p>No data file of this snapshot has a file index.</p>" if column is None else
-                            f"<p>No data file of this snapshot has a file index on {_escape(column)}.</p>")
+                            f"<p>No data file of this snapshot has a file index on {escape(column)}.</p>")
             return
         inv = index_inventory(part, files)
         s.facts += [("indexes", human_count(len(part))), ("index bytes", human_bytes(int(inv["bytes"].sum()))),
@@ -281,13 +248,13 @@ def indexes_section(table: Table, column: str | None = None) -> Section:
             s.errors.append(f"… and {len(errors) - 20} more corrupt indexes")
         from . import plots
 
-        _plot(s, "index bytes by column", lambda: plots.index_bytes(table))
+        plot(s, "index bytes by column", lambda: plots.index_bytes(table))
         if (part["index_type"] == "bloom-filter").any():
-            _plot(s, "bloom filters", lambda: plots.bloom_fill(table))
+            plot(s, "bloom filters", lambda: plots.bloom_fill(table))
         for name in sorted(part.loc[part["index_type"] == "bitmap", "column"].unique())[:6]:
-            _plot(s, f"bitmap values of {name}", partial(plots.bitmap_distribution, table, name))
+            plot(s, f"bitmap values of {name}", partial(plots.bitmap_distribution, table, name))
 
-    _guarded(s, "file indexes", body)
+    guarded(s, "file indexes", body)
     return s
 
 
@@ -301,7 +268,7 @@ def deletion_vectors_section(table: Table) -> Section:
         if frame.empty:
             enabled = table.schema.options.get("deletion-vectors.enabled", "false")
             s.blocks.append(f"<p>No deletion vectors in this snapshot (deletion-vectors.enabled = "
-                            f"{_escape(enabled)}).</p>")
+                            f"{escape(enabled)}).</p>")
             return
         deleted = int(frame["cardinality"].fillna(0).sum())
         rows = int(frame["row_count"].fillna(0).sum())
@@ -318,16 +285,10 @@ def deletion_vectors_section(table: Table) -> Section:
             s.errors.append(f"{row['data_file']}: {row['error']}")
         from .plots import dv_deleted_ratio
 
-        _plot(s, "deleted ratio", lambda: dv_deleted_ratio(table))
+        plot(s, "deleted ratio", lambda: dv_deleted_ratio(table))
 
-    _guarded(s, "deletion vectors", body)
+    guarded(s, "deletion vectors", body)
     return s
-
-
-def _escape(text: str) -> str:
-    import html
-
-    return html.escape(str(text))
 
 
 def _explain_batch(table: Table, workload: Workload) -> dict[int, Any]:
@@ -389,8 +350,8 @@ def _workload(table: Table, workload: Workload, explains: list[Any],
                                    "reason": f.reason} for f in read])
             reasons = pd.Series([f.stage for f in report.files if not f.read and f.stage]).value_counts()
             skipped = pd.DataFrame({"stage": reasons.index, "skipped_files": reasons.to_numpy()})
-            block = [f"<h3>{i}. <code>{_escape(q.where)}</code></h3>",
-                     f"<p class=\"small\">bound as <code>{_escape(str(report.predicate))}</code>"
+            block = [f"<h3>{i}. <code>{escape(q.where)}</code></h3>",
+                     f"<p class=\"small\">bound as <code>{escape(str(report.predicate))}</code>"
                      f" · weight {q.weight:g}</p>", frame_html(funnel_frame)]
             if len(skipped):
                 block.append(frame_html(skipped))
@@ -398,10 +359,10 @@ def _workload(table: Table, workload: Workload, explains: list[Any],
                 block.append(f"<details><summary>files read ({summ['read_files']:,}; first "
                              f"{len(files)} listed)</summary>{frame_html(files, max_rows=MAX_FILES_LISTED)}</details>")
             s.blocks.append("".join(block))
-            _plot(s, f"funnel {i}", lambda: funnel(report))
+            plot(s, f"funnel {i}", lambda: funnel(report))
 
         where = f"workload line {q.line}" if q.line is not None else f"predicate {i}"
-        _guarded(s, f"{where} ({q.where})", one)
+        guarded(s, f"{where} ({q.where})", one)
     if overview:
         s.blocks.insert(0, frame_html(pd.DataFrame(overview), max_rows=200))
     return s
@@ -424,14 +385,14 @@ def _recommendations(advice: Any) -> Section | None:
         statements = [*advice.statements("spark"), "", *advice.statements("flink")]
         if any(statements):
             s.blocks.append("<p>Apply with Spark SQL (then Flink SQL):</p><pre>"
-                            + _escape(";\n".join(x for x in statements if x) + ";") + "</pre>")
+                            + escape(";\n".join(x for x in statements if x) + ";") + "</pre>")
         s.blocks.append("<details><summary>every candidate measured</summary>"
                         + frame_html(advice.tradeoff_frame(), max_rows=400) + "</details>")
         for note in [*advice.notes, *advice.whatif.notes]:
-            s.blocks.append(f"<p class=\"small\">{_escape(note)}</p>")
+            s.blocks.append(f"<p class=\"small\">{escape(note)}</p>")
         from .plots import pareto
 
-        _plot(s, "index bytes vs bytes avoided per query", lambda: pareto(advice))
+        plot(s, "index bytes vs bytes avoided per query", lambda: pareto(advice))
     else:  # a frame computed elsewhere
         s.blocks.append(frame_html(advice, max_rows=100))
     return s
@@ -449,7 +410,7 @@ def findings_section(table: Table, workload: Workload | None = None,
                      rules=table.rules)
         s.errors += found.problems
         s.facts.append(("findings", human_count(len(found))))
-        s.blocks += [f'<p class="small">{_escape(note)}</p>' for note in found.notes]
+        s.blocks += [f'<p class="small">{escape(note)}</p>' for note in found.notes]
         if not len(found):
             s.blocks.append("<p>Nothing found: index sizes, bloom-filter sizing, deletion vectors and file "
                             "sizes" + (", and how the workload uses the indexes," if workload is not None and
@@ -457,23 +418,31 @@ def findings_section(table: Table, workload: Workload | None = None,
             return
         items = []
         for f in found:
-            statements = "".join(f"{_escape(st)};\n" for st in f.statements)
-            items.append(f'<li class="finding"><b>{_escape(f.title)}</b> <span class="small">{_escape(f.kind)}'
-                         f'</span><br>{_escape(f.evidence)}.<br>Impact: {_escape(f.impact)}. Fix: {_escape(f.fix)}.'
+            statements = "".join(f"{escape(st)};\n" for st in f.statements)
+            items.append(f'<li class="finding"><b>{escape(f.title)}</b> <span class="small">{escape(f.kind)}'
+                         f'</span><br>{escape(f.evidence)}.<br>Impact: {escape(f.impact)}. Fix: {escape(f.fix)}.'
                          + (f"<pre><code>{statements}</code></pre>" if statements else "") + "</li>")
         s.blocks.append(f'<ol class="findings">{"".join(items)}</ol>')
 
-    _guarded(s, "findings", body)
+    guarded(s, "findings", body)
     return s
 
 
 @consistent
+def _history(table: Table, workload: Workload) -> Section:
+    from .history_section import history_section
+
+    return history_section(table, workload if len(workload) else None)
+
+
 def build_report(table: Table, workload: Any = None, recommendations: Any = None) -> TuningReport:
     """Gather every section of the tuning report for ``table`` (a :class:`Table`).
 
     The report leads with what to do: the findings (:mod:`paimon_lens.advisor.findings`), the
-    recommendations when given (an :class:`~paimon_lens.advisor.advise.Advice` or a frame) and the
-    workload's funnels; the inventory (overview, files, indexes, deletion vectors) follows, folded.
+    recommendations when given (an :class:`~paimon_lens.advisor.advise.Advice` or a frame), the
+    workload's funnels and the history (:mod:`~paimon_lens.presentation.history_section`; right
+    after the findings when a workload query reads more than it did, or the timeline shows a
+    problem); the inventory (overview, files, indexes, deletion vectors) follows, folded.
     """
     from ..progress import progress
 
@@ -485,12 +454,17 @@ def build_report(table: Table, workload: Any = None, recommendations: Any = None
         ("workload", lambda: _workload(table, wl, explains, pairs)),
         ("findings", lambda: findings_section(table, wl if len(wl) else None, pairs if len(wl) else None)),
         ("recommendations", lambda: _recommendations(recommendations)),
+        ("history", lambda: _history(table, wl)),
         ("overview", lambda: _overview(table)), ("files", lambda: files_section(table)),
         ("indexes", lambda: indexes_section(table)), ("dv", lambda: deletion_vectors_section(table)),
     ]
     for key, make in progress(steps, total=len(steps), desc="building the report", unit="section"):
         built[key] = make()
-    sections = [s for key in ("findings", "recommendations", "workload") if (s := built[key]) is not None]
+    history = built["history"]
+    urgent = history is not None and history.urgent
+    order = ("findings", "history", "recommendations", "workload") if urgent else (
+        "findings", "recommendations", "workload", "history")
+    sections = [s for key in order if (s := built[key]) is not None]
     for key in ("overview", "files", "indexes", "dv"):
         inventory = built[key]
         assert inventory is not None

@@ -9,8 +9,10 @@
 * tabs: **Files** (the snapshot's data files and their size histogram), **Indexes** (pick a column:
   its file indexes, the bytes they take, its bitmap value distribution), **Deletion vectors**,
   and **Explain** (type a WHERE clause, press *Explain* or Enter: the funnel, the funnel plot and
-  the per-file verdicts update; *truth* reads the data files too). The first three show the
-  tuning report's sections (:mod:`paimon_lens.presentation.report`): one model, two views.
+  the per-file verdicts update; *truth* reads the data files too), and **History** (the table's
+  timeline; with a WHERE clause, what it read at the earliest snapshot and at the selected one, and
+  the commits that changed it). All but Explain show the tuning report's sections
+  (:mod:`paimon_lens.presentation.report`): one model, two views.
 
 Errors (a predicate that does not parse, a corrupt file) are shown inline in red; the explorer
 keeps working. Every view is an ``HTML`` widget holding escaped HTML and inline SVG images, so the
@@ -41,7 +43,7 @@ from .report import deletion_vectors_section, files_section, indexes_section, re
 if TYPE_CHECKING:
     from ..table import Table
 
-TABS = ("Files", "Indexes", "Deletion vectors", "Explain")
+TABS = ("Files", "Indexes", "Deletion vectors", "Explain", "History")
 
 
 def error_html(message: str) -> str:
@@ -86,6 +88,7 @@ class Explorer(widgets.VBox):
         self.funnel_view = widgets.HTML()
         self.funnel_plot = widgets.HTML()
         self.verdicts_view = widgets.HTML()
+        self.history_view = widgets.HTML()
         self.report: Any = None
         self.tabs = widgets.Tab(children=[
             self.files_view,
@@ -93,6 +96,7 @@ class Explorer(widgets.VBox):
             self.dv_view,
             widgets.VBox([widgets.HBox([self.where, self.truth, self.explain_button]), self.explain_error,
                           self.funnel_view, self.funnel_plot, self.verdicts_view]),
+            self.history_view,
         ])
         for i, title in enumerate(TABS):
             self.tabs.set_title(i, title)
@@ -165,6 +169,8 @@ class Explorer(widgets.VBox):
             self._guard(self.indexes_view, self.render_indexes)
         elif index == 2:
             self._guard(self.dv_view, self.render_deletion_vectors)
+        elif index == 4:
+            self._guard(self.history_view, self.render_history)
 
     def _guard(self, target: Any, fn: Callable[[], str]) -> None:
         try:
@@ -190,6 +196,15 @@ class Explorer(widgets.VBox):
         """HTML of the Deletion vectors tab (the report's deletion-vector section)."""
         return render_section(deletion_vectors_section(self.table))
 
+    def render_history(self) -> str:
+        """HTML of the History tab: the report's history section up to the selected snapshot, with
+        the WHERE clause typed in the Explain tab as its workload."""
+        from ..workload import as_workload
+        from .history_section import history_section
+
+        text = self.where.value.strip()
+        return render_section(history_section(self.table, as_workload([text]) if text else None))
+
     def run_explain(self) -> None:
         """Explain the WHERE clause in :attr:`where` and update the Explain tab."""
         from .plots import funnel
@@ -211,3 +226,6 @@ class Explorer(widgets.VBox):
         self.funnel_plot.value = _img(funnel(report))
         frame = report.to_frame()
         self.verdicts_view.value = frame_html(frame[[c for c in VERDICT_COLUMNS if c in frame.columns]], max_rows=200)
+        self._rendered.discard(4)  # the History tab compares this clause: show it anew
+        if self.tabs.selected_index == 4:
+            self._render_tab(4)

@@ -23,8 +23,8 @@ def events_report() -> TuningReport:
 
 
 def test_sections_and_content(events_report: TuningReport) -> None:
-    assert [s.key for s in events_report.sections] == ["findings", "recommendations", "workload", "overview", "files",
-                                                       "indexes", "dv", "terms"]
+    assert [s.key for s in events_report.sections] == ["findings", "recommendations", "workload", "history",
+                                                       "overview", "files", "indexes", "dv", "terms"]
     html = events_report.html
     assert html.startswith("<!DOCTYPE html>")
     for title in ("Table overview", "Data files", "File indexes", "Deletion vectors", "Workload"):
@@ -91,8 +91,8 @@ def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(capsys.readouterr().out)
     assert doc["output"] == str(out) and doc["snapshot_id"] == 6 and doc["problems"] == []
     # the README command: findings and recommendations first, the inventory after them (folded)
-    assert doc["sections"] == ["findings", "recommendations", "workload", "overview", "files", "indexes", "dv",
-                               "terms"]
+    assert doc["sections"] == ["findings", "recommendations", "workload", "history", "overview", "files", "indexes",
+                               "dv", "terms"]
     assert out.stat().st_size == doc["bytes"]
     html = out.read_text(encoding="utf-8")
     first, advice, inventory = (html.index(t) for t in ("Findings: what", "Index recommendations", "Table overview"))

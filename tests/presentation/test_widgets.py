@@ -73,3 +73,13 @@ def test_deletion_vector_tab_on_pk_table() -> None:
     ex = paimon_lens.explore(paimon_lens.open_table("data/orders_dv20"))
     ex.tabs.selected_index = 2
     assert "deleted_ratio" in ex.dv_view.value and "<img" in ex.dv_view.value
+
+
+def test_history_tab_compares_the_typed_clause_with_the_earliest_snapshot() -> None:
+    ex = paimon_lens.explore(paimon_lens.open_table("data/orders_dv20"))
+    ex.tabs.selected_index = 4
+    assert "History" in ex.history_view.value and "<img" in ex.history_view.value  # the timeline plot
+    assert "Workload queries then and now" not in ex.history_view.value
+    ex.where.value = "qty > 5"  # the visible History tab follows the clause
+    assert "Workload queries then and now" in ex.history_view.value
+    assert "compaction at snapshot 11" in ex.history_view.value
