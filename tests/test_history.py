@@ -211,3 +211,15 @@ def test_cli_diff_and_explain_compare(capsys: pytest.CaptureFixture[str]) -> Non
     assert doc["read_bytes_delta"] == sum(c["read_bytes_delta"] for c in doc["causes"]) > 0
     assert main(["explain", path, "--where", "qty > 5", "--compare", "3", "--snapshot", "9"]) == 0
     assert "compaction at snapshot 8" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("engine", ["process", "spark"])
+def test_commits_read_in_tasks_give_the_same_timeline(engine: str, request: pytest.FixtureRequest) -> None:
+    from paimon_lens.engines import get_engine
+    from paimon_lens.history.timeline import history
+
+    runner = get_engine(engine, spark=request.getfixturevalue("spark") if engine == "spark" else None, workers=2)
+    for path in (TABLES[0], TABLES[1], TABLES[3]):
+        table = pl.open_table(str(path), progress=False)
+        local = [s.to_dict() for s in history(table)]
+        assert [s.to_dict() for s in history(table, engine=runner, min_distributed=2)] == local

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PaimonLensError
 from ..metadata.manifest import FILE_KIND_ADD, IndexFileMeta, ManifestEntry
-from ..metadata.snapshot_reader import LiveFile, SnapshotReader
+from ..metadata.snapshot_reader import LiveFile, ReaderHandle, SnapshotReader
 from ..options import SMALL_FILE_DIVISOR, configured_indexes, target_file_size
 
 if TYPE_CHECKING:
@@ -207,15 +207,20 @@ class _Timeline:
             state.add(e.identifier(), self.file_facts(reader, e, problems))
         return state
 
-    def _apply_delta(self, reader: SnapshotReader, state: _State, facts: SnapshotFacts,
-                     problems: list[str]) -> None:
+    def delta(self, reader: SnapshotReader, problems: list[str]) -> list[tuple[int, tuple[Any, ...], _File | None]]:
+        """The snapshot's commit as ``(kind, identifier, file)`` (file facts for ADD entries only)."""
+        return [(e.kind, e.identifier(), self.file_facts(reader, e, problems) if e.kind == FILE_KIND_ADD else None)
+                for e in reader.delta_entries()]
+
+    @staticmethod
+    def _apply_delta(delta: list[tuple[int, tuple[Any, ...], _File | None]], state: _State,
+                     facts: SnapshotFacts) -> None:
         added: dict[str, int] = {}
         removed: dict[str, int] = {}
-        for e in reader.delta_entries():
-            key = e.identifier()
-            if e.kind == FILE_KIND_ADD:
-                state.add(key, self.file_facts(reader, e, problems))
-                added[e.file.file_name] = e.file.file_size
+        for kind, key, f in delta:
+            if kind == FILE_KIND_ADD and f is not None:
+                state.add(key, f)
+                added[f.name] = f.size
             else:
                 gone = state.remove(key)
                 if gone is not None:
@@ -260,7 +265,11 @@ class _Timeline:
                 return 0
         return self.dv_cache[key]
 
-    def row(self, reader: SnapshotReader, tags: list[str]) -> SnapshotFacts:
+    def row(self, reader: SnapshotReader, tags: list[str],
+            read: tuple[list[tuple[int, tuple[Any, ...], _File | None]] | None, list[str]] | None = None
+            ) -> SnapshotFacts:
+        """The snapshot's row; ``read`` is its delta already read elsewhere (a task) with its problems
+        (delta None: it could not be read)."""
         snap = reader.snapshot
         assert snap is not None
         facts = SnapshotFacts(snap.id, snap.commit_kind,
@@ -272,7 +281,14 @@ class _Timeline:
             if state is not None and self.previous_id == snap.id - 1:
                 try:
                     state.set_small_below(_small_below(reader))
-                    self._apply_delta(reader, state, facts, problems)
+                    if read is None:
+                        delta = self.delta(reader, problems)
+                    elif read[0] is None:
+                        raise PaimonLensError("; ".join(read[1]))
+                    else:
+                        delta = read[0]
+                        problems += read[1]
+                    self._apply_delta(delta, state, facts)
                 except (PaimonLensError, OSError) as e:
                     problems.append(f"delta manifests: {e}; the snapshot was read whole")
                     state = None
@@ -371,10 +387,49 @@ def snapshot_ids(table: SnapshotReader, start: int | None = None, end: int | Non
     return [i for i in ids if (start is None or i >= start) and (end is None or i <= end)]
 
 
+MIN_DISTRIBUTED_SNAPSHOTS = 64
+"""On a distributed engine, the commits are read in tasks from this many snapshots on."""
+
+Delta = tuple[list[tuple[int, tuple[Any, ...], "_File | None"]] | None, list[str]]
+
+
+def _delta_task(handle: ReaderHandle, ids: Sequence[int]) -> list[Delta]:
+    """A task: the commits of snapshots ``ids`` (their delta manifests and the index labels of the
+    files they add), read on a worker."""
+    base = handle.reader()
+    timeline = _Timeline(base)
+    out: list[Delta] = []
+    for sid in ids:
+        problems: list[str] = []
+        try:
+            out.append((timeline.delta(base.at(sid), problems), problems))
+        except (PaimonLensError, OSError) as e:
+            out.append((None, [str(e)]))
+    return out
+
+
+def _read_deltas(table: SnapshotReader, ids: list[int], engine: Any) -> dict[int, Delta]:
+    """Every snapshot's commit but the first's, read in tasks on ``engine``."""
+    from functools import partial
+
+    from ..engines.files import chunks, task_count
+
+    todo = ids[1:]
+    parts = [[todo[i] for i in r] for r in chunks(len(todo), task_count(engine))]
+    results = engine.map(partial(_delta_task, table.handle()), parts)
+    return {sid: d for part, got in zip(parts, results) for sid, d in zip(part, got)}
+
+
 def history(table: SnapshotReader, start: int | None = None, end: int | None = None,
-            every: int | None = None) -> History:
+            every: int | None = None, engine: Any = None,
+            min_distributed: int = MIN_DISTRIBUTED_SNAPSHOTS) -> History:
     """The timeline from snapshot ``start`` to ``end`` (default: every snapshot kept), one row per
-    snapshot, or per ``every``-th snapshot and the last (the deltas between are still applied)."""
+    snapshot, or per ``every``-th snapshot and the last (the deltas between are still applied).
+
+    On a distributed ``engine`` (default: the table's) and from ``min_distributed`` snapshots on,
+    the commits are read in tasks (delta manifests, index heads of added files); the
+    driver applies them in order.
+    """
     from ..progress import progress
 
     if every is not None and every < 1:
@@ -382,6 +437,10 @@ def history(table: SnapshotReader, start: int | None = None, end: int | None = N
     ids = snapshot_ids(table, start, end)
     tags = _tags_by_snapshot(table)
     timeline = _Timeline(table)
+    runner = engine if engine is not None else getattr(table, "engine", None)
+    deltas: dict[int, Delta] = {}
+    if runner is not None and getattr(runner, "distributed", False) and len(ids) >= max(2, min_distributed):
+        deltas = _read_deltas(table, ids, runner)
     rows: list[SnapshotFacts] = []
     shown = progress(ids, total=len(ids), desc="snapshots", unit="snapshot") if table.progress is not False else ids
     for n, sid in enumerate(shown):
@@ -391,7 +450,7 @@ def history(table: SnapshotReader, start: int | None = None, end: int | None = N
             rows.append(SnapshotFacts(sid, problems=[str(e)]))
             timeline.state, timeline.previous_id = None, None
             continue
-        facts = timeline.row(reader, sorted(tags.get(sid, [])))
+        facts = timeline.row(reader, sorted(tags.get(sid, [])), deltas.get(sid))
         if every is None or n % every == 0 or n == len(ids) - 1:
             rows.append(facts)
     return History(table.name, rows)

@@ -622,7 +622,7 @@ def build_parser() -> argparse.ArgumentParser:
     hi.add_argument("--end", type=int, default=None, help="last snapshot id (default: the latest)")
     hi.add_argument("--every", type=int, default=None, help="one row every N snapshots (and the last)")
     hi.add_argument("--format", choices=("table", "json"), default="table")
-    hi.add_argument("--branch", default=None, help="the branch's snapshots (default main)")
+    _add_engine_args(hi)  # with --engine spark the commits are read in Spark tasks
     hi.set_defaults(func=cmd_history, snapshot=None)
 
     di = sub.add_parser("diff", help="what changed between two snapshots: files, compactions, indexes, DVs, schema")
@@ -630,7 +630,7 @@ def build_parser() -> argparse.ArgumentParser:
     di.add_argument("a", type=int, help="the older snapshot id")
     di.add_argument("b", type=int, nargs="?", default=None, help="the newer snapshot id (default: the latest)")
     di.add_argument("--format", choices=("table", "json"), default="table")
-    di.add_argument("--branch", default=None, help="the branch's snapshots (default main)")
+    _add_engine_args(di)
     di.set_defaults(func=cmd_diff, snapshot=None)
 
     he = sub.add_parser("health", help="every table of a warehouse, ranked by what fixing its findings would save")
