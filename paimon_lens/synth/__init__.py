@@ -10,6 +10,8 @@ The driver plans the files (:mod:`.plan`), Spark tasks generate each file's rows
 (:mod:`.task`), the driver writes schema, manifests, manifest lists, deletion vectors and the
 snapshot (:mod:`.commit`). :mod:`.spec` describes the columns and table kinds; :mod:`.cli` the
 ``paimon-lens synth`` subcommand. Only :func:`synth_table` with ``engine="spark"`` imports pyspark.
+:mod:`.history` writes a table's history (appends, schema changes, compactions, deletes, tags)
+with paimon-lens' writer, in process (``paimon-lens synth OUT --history``).
 """
 
 from __future__ import annotations

@@ -5,9 +5,12 @@
     paimon-lens synth OUT_TABLE_DIR --rows N --files N [--partitions N] [--primary-key [order_id]]
         [--buckets N] [--deletion-vectors] [--indexes TYPE:COL[,COL] ...] [--option KEY=VALUE ...]
         [--seed S] [--local | --master URL] [--format table|json]
+    paimon-lens synth OUT_TABLE_DIR --history [--seed S] [--format table|json]
 
 Prints a summary of what was written (``--format json``: one JSON object, see
-:meth:`paimon_lens.synth.job.SynthResult.to_dict`).
+:meth:`paimon_lens.synth.job.SynthResult.to_dict`). ``--history`` writes a table's history
+instead, in process (:func:`paimon_lens.synth.history.write_history`: appends, schema changes,
+compactions, deletes, tags and a mishap) and prints which snapshot did what.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ def add_synth_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Generate a new Paimon table of synthetic orders: data files and their file indexes are "
                     "written by Spark tasks, the manifests and the snapshot by the driver.")
     p.add_argument("table", help="new (or empty) table directory")
-    p.add_argument("--rows", type=int, required=True, help="total rows in the data files")
-    p.add_argument("--files", type=int, required=True, help="number of data files")
+    p.add_argument("--rows", type=int, default=None, help="total rows in the data files (required)")
+    p.add_argument("--files", type=int, default=None, help="number of data files (required)")
+    p.add_argument("--history", action="store_true",
+                   help="write a table history instead (appends, alters, compactions, deletes, tags; in process)")
     p.add_argument("--partitions", type=int, default=0, help="number of dt partitions (default 0: unpartitioned)")
     p.add_argument("--primary-key", nargs="?", const="order_id", default=None, metavar="COLS",
                    help="primary-key table (key order_id; dt is added when partitioned)")
@@ -48,6 +53,11 @@ def add_synth_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def cmd_synth(args: argparse.Namespace, out: Any) -> int:
     """``synth``: generate the table and print what was written."""
+    if args.history:
+        return _cmd_history(args, out)
+    if args.rows is None or args.files is None:
+        out.write("paimon-lens synth: error: --rows and --files are required (or --history)\n")
+        return 2
     from .job import synth_table
 
     options: dict[str, str] = {}
@@ -87,4 +97,25 @@ def cmd_synth(args: argparse.Namespace, out: Any) -> int:
     if result.spec.deletion_vectors:
         out.write(f"  deletion vectors on {doc['deletion_vectors']} files: {doc['deleted_rows']} rows deleted, "
                   f"{doc['live_rows']} live\n")
+    return 0
+
+
+def _cmd_history(args: argparse.Namespace, out: Any) -> int:
+    """``synth --history``: write the history and print which snapshot did what."""
+    from .history import write_history
+
+    try:
+        doc = write_history(args.table, seed=args.seed)
+    except (ValueError, FileExistsError) as e:
+        out.write(f"paimon-lens synth: error: {e}\n")
+        return 2
+    if args.format == "json":
+        json.dump(doc, out)
+        out.write("\n")
+        return 0
+    out.write(f"wrote the history of {doc['path']}: {doc['latest']} snapshots, {doc['schemas']} schemas, "
+              f"{doc['rows']} rows appended\n")
+    for key in ("index_added", "partial_compaction", "deletes", "column_added", "full_compaction",
+                "mishap_compaction", "late_delete", "tags"):
+        out.write(f"  {key}: {doc[key]}\n")
     return 0

@@ -1,9 +1,11 @@
-"""Avro writer schemas of Paimon 2.0 manifests and manifest lists, and writing them.
+"""Avro writer schemas of Paimon 2.0 manifests, manifest lists and index manifests, and writing them.
 
 The schemas are verbatim copies of the writer schemas embedded in manifests written by Paimon
 release-2.0.0 (``tests/fixtures/tables20``): a manifest list record has ``_VERSION = 2`` first and
 the 2.x bucket/level/row-id summary; a manifest entry has ``_VERSION = 2``, ``_KIND``,
-``_PARTITION``, ``_BUCKET``, ``_TOTAL_BUCKETS`` and a ``_FILE`` record of 20 fields. Files are
+``_PARTITION``, ``_BUCKET``, ``_TOTAL_BUCKETS`` and a ``_FILE`` record of 20 fields; an index
+manifest entry has ``_VERSION = 1`` and ``_DELETIONS_VECTORS_RANGES`` (one range per data file with
+a deletion vector: ``f0`` file name, ``f1`` offset, ``f2`` length, ``_CARDINALITY``). Files are
 written with the ``zstandard`` codec (``manifest.compression = zstd``) and a random sync marker.
 """
 
@@ -71,7 +73,7 @@ MANIFEST_SCHEMA: dict[str, Any] = {"type": "record", "name": _NS, "fields": [
     ]}},
 ]}
 
-#: ``_VERSION`` of manifest entries and manifest list records written by Paimon 2.0
+#: Writer schema of index manifests (``manifest/index-manifest-<uuid>-0``), as Paimon 2.0 writes it
 INDEX_MANIFEST_SCHEMA: dict[str, Any] = {"type": "record", "name": _NS, "fields": [
     {"name": "_VERSION", "type": "int"},
     {"name": "_KIND", "type": "int"},
@@ -100,7 +102,10 @@ INDEX_MANIFEST_SCHEMA: dict[str, Any] = {"type": "record", "name": _NS, "fields"
         ]}]},
 ]}
 
+#: ``_VERSION`` of manifest entries and manifest list records written by Paimon 2.0
 MANIFEST_VERSION = 2
+#: ``_VERSION`` of index manifest entries written by Paimon 2.0
+INDEX_MANIFEST_VERSION = 1
 
 
 def avro_bytes(schema: dict[str, Any], records: list[dict[str, Any]]) -> bytes:

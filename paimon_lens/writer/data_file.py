@@ -13,9 +13,10 @@ columns; primary-key tables store, in this order::
 Its manifest entry (``ManifestEntry`` of kind ADD, ``_VERSION = 2``) carries ``_FILE``:
 file name and size, row count, ``_MIN_KEY``/``_MAX_KEY`` and ``_KEY_STATS`` (empty rows of arity 0
 for append tables), ``_VALUE_STATS`` and ``_VALUE_STATS_COLS`` (:mod:`.stats`), sequence number
-range, schema id 0, level 0, ``_EXTRA_FILES`` (the ``.index`` file when the index container is too
-big for the manifest), creation time, delete row count 0, ``_EMBEDDED_FILE_INDEX``, file source 0
-(APPEND), and null external path, first row id and write columns.
+range, the id of the schema the file is written with (``FileSpec.schema_id``), level 0,
+``_EXTRA_FILES`` (the ``.index`` file when the index container is too big for the manifest),
+creation time, delete row count 0, ``_EMBEDDED_FILE_INDEX``, file source 0 (APPEND; 1, COMPACT,
+for the files a compaction writes), and null external path, first row id and write columns.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 EMPTY_ROW = encode_binary_row([], [])
 EMPTY_STATS: dict[str, Any] = {"_MIN_VALUES": EMPTY_ROW, "_MAX_VALUES": EMPTY_ROW, "_NULL_COUNTS": []}
 FILE_SOURCE_APPEND = 0
+FILE_SOURCE_COMPACT = 1
 ZSTD_LEVEL = 1
 
 
@@ -62,6 +64,7 @@ class FileSpec:
     options: dict[str, str]
     index_specs: tuple[IndexSpec, ...]
     threshold: int
+    schema_id: int = 0  # the table schema the files are written with (``_SCHEMA_ID``)
 
     def file_schema(self) -> pa.Schema:
         """The parquet schema of a data file, with Paimon field ids."""
@@ -140,7 +143,7 @@ def write_data_file(spec: FileSpec, directory: Path, name: str, data: pa.Table, 
             "_FILE_NAME": name, "_FILE_SIZE": file_size, "_ROW_COUNT": rows,
             "_MIN_KEY": min_key, "_MAX_KEY": max_key, "_KEY_STATS": key_record, "_VALUE_STATS": value_record,
             "_MIN_SEQUENCE_NUMBER": min(sequence_numbers), "_MAX_SEQUENCE_NUMBER": max(sequence_numbers),
-            "_SCHEMA_ID": 0, "_LEVEL": level, "_EXTRA_FILES": extra, "_CREATION_TIME": creation_time(),
+            "_SCHEMA_ID": spec.schema_id, "_LEVEL": level, "_EXTRA_FILES": extra, "_CREATION_TIME": creation_time(),
             "_DELETE_ROW_COUNT": 0, "_EMBEDDED_FILE_INDEX": embedded,
             "_FILE_SOURCE": FILE_SOURCE_APPEND if file_source is None else file_source,
             "_VALUE_STATS_COLS": stats_cols, "_EXTERNAL_PATH": None, "_FIRST_ROW_ID": None, "_WRITE_COLS": None,

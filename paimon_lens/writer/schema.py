@@ -1,4 +1,4 @@
-"""Paimon table schemas from Arrow schemas: ``<table>/schema/schema-0``.
+"""Paimon table schemas from Arrow schemas: ``<table>/schema/schema-0`` (and ``schema-<n>``).
 
 The schema file is JSON written the way Paimon's Jackson pretty printer writes it
 (``"key" : value``, two-space indent), version 3::
@@ -14,7 +14,9 @@ The schema file is JSON written the way Paimon's Jackson pretty printer writes i
       "timeMillis" : <creation time>
     }
 
-Field ids are 0..N-1 in Arrow schema order. Arrow types map to Paimon types as follows
+Field ids are 0..N-1 in Arrow schema order. A schema change (``TableWriter.alter``) writes
+``schema-<n+1>`` with the same layout: ``id`` n+1, added columns appended with the ids after
+``highestFieldId``, options changed. Arrow types map to Paimon types as follows
 (:func:`paimon_type`); primary-key columns become ``NOT NULL`` as Paimon makes them:
 
 ==========================  =======================================
@@ -117,12 +119,14 @@ def paimon_json(obj: Any) -> str:
 
 
 def schema_json(fields: tuple[DataField, ...], partition_keys: tuple[str, ...], primary_keys: tuple[str, ...],
-                options: dict[str, str], time_millis: int) -> dict[str, Any]:
-    """The JSON object of ``schema-0``."""
+                options: dict[str, str], time_millis: int, schema_id: int = 0,
+                highest_field_id: int | None = None) -> dict[str, Any]:
+    """The JSON object of ``schema-<schema_id>`` (``highestFieldId``: the largest field id ever
+    given, by default the largest of ``fields``)."""
     return {
-        "version": SCHEMA_VERSION, "id": 0,
+        "version": SCHEMA_VERSION, "id": schema_id,
         "fields": [{"id": f.id, "name": f.name, "type": str(f.type)} for f in fields],
-        "highestFieldId": max((f.id for f in fields), default=-1),
+        "highestFieldId": max((f.id for f in fields), default=-1) if highest_field_id is None else highest_field_id,
         "partitionKeys": list(partition_keys), "primaryKeys": list(primary_keys),
         "options": dict(options), "timeMillis": time_millis,
     }

@@ -1,23 +1,57 @@
-"""``TableWriter``: create a new Paimon table and commit APPEND snapshots to it.
+"""``TableWriter``: create a new Paimon table and commit snapshots to it.
 
-Each :meth:`TableWriter.commit` adds one snapshot, laid out as Paimon 2.0 lays it out::
+Each commit adds one snapshot, laid out as Paimon 2.0 lays it out::
 
     <table>/schema/schema-0                                  written by create()
+    <table>/schema/schema-<n>                                written by alter(): options set or
+                                                             reset, columns added
     <table>/<k1>=<v1>/.../bucket-<n>/data-<uuid>-<i>.parquet one writer (uuid) per partition and
     <table>/<k1>=<v1>/.../bucket-<n>/data-<uuid>-<i>.parquet.index   bucket, files rolled by rows
-    <table>/manifest/manifest-<uuid>-0                       the commit's ADD entries (metadata
-                                                             files in ``manifest.format``: avro,
-                                                             the default, orc or parquet)
+    <table>/manifest/manifest-<uuid>-0                       the commit's entries: ADD (APPEND), or
+                                                             DELETE of the inputs, then ADD of the
+                                                             outputs (COMPACT); metadata files in
+                                                             ``manifest.format``: avro, the default,
+                                                             orc or parquet
     <table>/manifest/manifest-list-<uuid>-0                  base: every manifest of the previous
                                                              snapshot (base then delta)
-    <table>/manifest/manifest-list-<uuid>-1                  delta: this commit's manifest
-    <table>/snapshot/snapshot-<id>                           commitKind APPEND, record counts
+    <table>/manifest/manifest-list-<uuid>-1                  delta: this commit's manifest (empty
+                                                             for a delete by deletion vectors)
+    <table>/index/index-<uuid>-0                             delete(): the deletion vectors of one
+                                                             partition and bucket (in the bucket
+                                                             directory with
+                                                             ``index-file-in-data-file-dir``)
+    <table>/manifest/index-manifest-<uuid>-0                 the live index files (ADD entries only),
+                                                             written when they change; every other
+                                                             snapshot carries the previous one over
+    <table>/snapshot/snapshot-<id>                           commitKind APPEND, COMPACT or OVERWRITE,
+                                                             schemaId, record counts
     <table>/snapshot/LATEST                                  hint (Paimon writes EARLIEST only
                                                              when it expires snapshots)
+    <table>/tag/tag-<name>                                   tag(): the snapshot's JSON and its
+                                                             ``tagCreateTime``
+
+The commit kinds (:meth:`TableWriter.commit`, and :meth:`~TableWriter.compact`,
+:meth:`~TableWriter.delete` from :mod:`.history_commits`):
+
+* APPEND: new data files. ``deltaRecordCount`` is their rows.
+* COMPACT (append tables): the live files of every partition and bucket holding at least
+  ``min_files`` are rewritten, without the rows their deletion vectors delete, into new level-0
+  files (file source COMPACT, sequence numbers from the first input's) with the current schema
+  and options (so their file indexes follow the current ``file-index.*`` options); their
+  deletion vectors leave the index manifest. ``deltaRecordCount`` = rows added - rows of the
+  files deleted.
+* OVERWRITE with an empty delta (append tables with ``deletion-vectors.enabled``): rows deleted
+  by deletion vectors, as pypaimon 2.1 commits them; ``deltaRecordCount`` 0.
+
+``totalRecordCount`` is the previous one plus ``deltaRecordCount``: the rows of the live files,
+deletion vectors not subtracted. Data files and snapshots carry the id of the schema they were
+written with (``_SCHEMA_ID``, ``schemaId``); manifest list records the writer's schema id and
+how many ADD and DELETE entries the manifest holds.
 
 Once the previous snapshot lists ``manifest.merge-min-count`` manifests (default 30), the base
-list holds one merged manifest instead. :meth:`TableWriter.expire_snapshots` expires old
-snapshots as Paimon does (unused manifests and lists, then snapshot files, then ``EARLIEST``).
+list holds one merged manifest instead (ADD and DELETE entries of the same file cancelled).
+:meth:`TableWriter.expire_snapshots` expires old snapshots as Paimon does (unused manifests and
+lists, then snapshot files, then ``EARLIEST``), keeping what tags use.
 
 Rows go to partitions by the partition columns and to buckets with Paimon's bucket function:
 ``bucket = -1`` (bucket-unaware append table) puts everything in ``bucket-0`` with
@@ -30,8 +64,8 @@ the largest one already in the partition's bucket.
 Primary-key tables (fixed buckets, ``deduplicate`` merge engine) get level-0 files as Paimon's
 writer flushes them: rows with the same key within one commit keep the last one, files are
 sorted by key, keys do not overlap between the files of one commit and bucket, and carry the
-``_KEY_*``/``_SEQUENCE_NUMBER``/``_VALUE_KIND`` columns. Deletion vectors, dynamic buckets,
-other merge engines and compaction are not written.
+``_KEY_*``/``_SEQUENCE_NUMBER``/``_VALUE_KIND`` columns. They are neither compacted nor given
+deletion vectors; dynamic buckets and other merge engines are not written.
 
 The writer never touches an existing table it did not create: :meth:`TableWriter.create`
 refuses a non-empty directory and :meth:`TableWriter.open` accepts only tables whose every
@@ -44,7 +78,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +92,7 @@ from ..values import to_internal
 from .avro import MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA, MANIFEST_VERSION
 from .data_file import FileSpec, write_data_file
 from .file_index import in_manifest_threshold, parse_index_options, validate_index_specs
+from .history_commits import alter_schema, compact, delete, entry_identifier, write_tag
 from .meta_file import meta_file_bytes
 from .schema import fields_from_arrow, paimon_json, schema_json
 from .stats import column_modes
@@ -86,8 +121,12 @@ class TableWriter:
     def __init__(self, path: Path, schema: TableSchema) -> None:
         """Use :meth:`create` or :meth:`open`."""
         self.path = path
-        self.schema = schema
         self.commit_user = f"{COMMIT_USER_PREFIX}-{uuid.uuid4()}"
+        self._use_schema(schema)
+
+    def _use_schema(self, schema: TableSchema) -> None:
+        """Write with ``schema`` from now on (validates its index and stats options)."""
+        self.schema = schema
         opts = schema.options
         self.bucket = int(opts.get("bucket", "-1"))
         self.fields: tuple[DataField, ...] = schema.fields
@@ -98,7 +137,9 @@ class TableWriter:
         specs = parse_index_options(opts)
         validate_index_specs(specs, self.fields)
         column_modes(schema.field_names, opts)  # validates stats modes
-        self.file_spec = FileSpec(self.fields, self.key_fields, dict(opts), tuple(specs), in_manifest_threshold(opts))
+        self.file_spec = FileSpec(self.fields, self.key_fields, dict(opts), tuple(specs), in_manifest_threshold(opts),
+                                  schema.id)
+        self.manifest_format = opts.get("manifest.format", "avro").lower()
 
     # ---- creating and opening ---------------------------------------------------------------
     @classmethod
@@ -162,7 +203,8 @@ class TableWriter:
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> TableWriter:
-        """Open a table created by :meth:`create`, to commit more snapshots to it.
+        """Open a table created by :meth:`create`, to commit more snapshots to it, with its latest
+        schema (``schema-0`` ... ``schema-<n>``, as :meth:`alter` writes them).
 
         Raises:
             ValueError: the directory is not a table this writer created.
@@ -171,13 +213,18 @@ class TableWriter:
         schema_dir = root / "schema"
         if not (schema_dir / "schema-0").is_file():
             raise ValueError(f"{root} is not a table written by paimon-lens' writer: no schema/schema-0")
-        if sorted(p.name for p in schema_dir.iterdir()) != ["schema-0"]:
-            raise ValueError(f"{root} has more than one schema: not a table written by paimon-lens' writer")
+        names = sorted(p.name for p in schema_dir.iterdir())
+        ids = sorted(int(n[7:]) for n in names if n.startswith("schema-") and n[7:].isdigit())
+        if len(ids) != len(names) or ids != list(range(len(ids))):
+            raise ValueError(f"{root}/schema holds {names}: not the schema-0 ... schema-<n> of paimon-lens' writer")
         for snap in sorted((root / "snapshot").glob("snapshot-*")):
             user = json.loads(snap.read_text(encoding="utf-8")).get("commitUser", "")
             if not str(user).startswith(COMMIT_USER_PREFIX):
                 raise ValueError(f"{snap} was committed by {user!r}, not by paimon-lens' writer: refusing to write")
-        schema = TableSchema.from_json(json.loads((schema_dir / "schema-0").read_text(encoding="utf-8")))
+        latest = schema_dir / f"schema-{ids[-1]}"
+        schema = TableSchema.from_json(json.loads(latest.read_text(encoding="utf-8")), str(latest))
+        if schema.id != ids[-1]:
+            raise ValueError(f"{latest} holds schema id {schema.id}")
         return cls(root, schema)
 
     # ---- committing -------------------------------------------------------------------------
@@ -198,10 +245,7 @@ class TableWriter:
         data = self._conform(data)
         if data.num_rows == 0:
             raise ValueError("nothing to commit: the table is empty (Paimon ignores empty commits)")
-        values = {f.name: [to_internal(v, f.type) for v in data.column(f.name).to_pylist()] for f in self.fields}
-        for f in self.fields:
-            if not f.type.nullable and any(v is None for v in values[f.name]):
-                raise ValueError(f"column {f.name!r} is NOT NULL but holds nulls")
+        values = self._internal_values(data)
 
         previous = self._latest_snapshot()
         groups = self._group(values, data.num_rows)
@@ -209,34 +253,80 @@ class TableWriter:
         entries: list[dict[str, Any]] = []
         for (part_values, bucket), rows in groups.items():
             entries.extend(self._write_group(data, values, part_values, bucket, rows, next_seq, rows_per_file))
+        return self._commit_snapshot(previous, "APPEND", entries)
 
+    # ---- schema changes, compaction, deletes, tags (see .history_commits) -------------------
+    def alter(self, set_options: Mapping[str, str] | None = None, reset_options: Sequence[str] = (),
+              add_columns: pa.Schema | None = None) -> int:
+        """Write ``schema/schema-<n+1>`` (options set and reset, nullable columns added), which later
+        commits use; return its id. ValueError when invalid (:func:`.history_commits.alter_schema`)."""
+        def validate(schema: TableSchema) -> None:
+            opts = schema.options
+            keys = [k for k in opts.get("bucket-key", "").split(",") if k]
+            _check_layout(schema.partition_keys, schema.primary_keys, int(opts.get("bucket", "-1")), keys, opts)
+            TableWriter(self.path, schema)  # index and stats options
+
+        self._use_schema(alter_schema(self, set_options, reset_options, add_columns, validate))
+        return self.schema.id
+
+    def compact(self, partition: Mapping[str, Any] | None = None, *, min_files: int = 2,
+                rows_per_file: int | None = None) -> int | None:
+        """Rewrite the files of every partition and bucket (of ``partition`` only, if given) with at
+        least ``min_files`` live files in one COMPACT snapshot; its id, or None when nothing
+        qualifies. Append tables only (:func:`.history_commits.compact`)."""
+        return compact(self, partition, min_files, rows_per_file)
+
+    def delete(self, predicate: Callable[[pa.Table], Any] | Mapping[str, Iterable[int]]) -> int | None:
+        """Delete rows by deletion vectors in one OVERWRITE snapshot; its id, or None when no row is
+        deleted. ``predicate``: a boolean mask of a data file's rows (given as a table of the current
+        columns, in file order), or row positions per data file name (:func:`.history_commits.delete`)."""
+        return delete(self, predicate)
+
+    def tag(self, name: str, snapshot_id: int | None = None) -> Path:
+        """Write ``tag/tag-<name>`` for snapshot ``snapshot_id`` (default: the latest); its path.
+        ValueError for an existing tag (:func:`.history_commits.write_tag`)."""
+        return write_tag(self, name, snapshot_id)
+
+    # ---- committing a snapshot --------------------------------------------------------------
+    def _commit_snapshot(self, previous: dict[str, Any] | None, kind: str, entries: list[dict[str, Any]],
+                         index_manifest: str | None = None) -> int:
+        """Write the delta manifest of ``entries`` (none when empty), the base and delta manifest
+        lists and snapshot ``kind``; ``index_manifest``: a new index manifest, else the previous
+        snapshot's is carried over. Returns the snapshot id."""
+        fmt = self.manifest_format
         manifest_dir = self.path / "manifest"
         manifest_dir.mkdir(parents=True, exist_ok=True)
-        manifest_name = f"manifest-{uuid.uuid4()}-0"
-        fmt = self.schema.options.get("manifest.format", "avro").lower()
-        raw = meta_file_bytes(MANIFEST_SCHEMA, entries, fmt)
-        (manifest_dir / manifest_name).write_bytes(raw)
-        meta = self._manifest_meta(manifest_name, len(raw), entries)
+        delta: list[dict[str, Any]] = []
+        if entries:
+            manifest_name = f"manifest-{uuid.uuid4()}-0"
+            raw = meta_file_bytes(MANIFEST_SCHEMA, entries, fmt)
+            (manifest_dir / manifest_name).write_bytes(raw)
+            delta.append(self._manifest_meta(manifest_name, len(raw), entries))
 
         base = self._merged(self._previous_manifests(previous), fmt)
         list_uuid = uuid.uuid4()
         base_name, delta_name = f"manifest-list-{list_uuid}-0", f"manifest-list-{list_uuid}-1"
         base_raw = meta_file_bytes(MANIFEST_LIST_SCHEMA, base, fmt)
-        delta_raw = meta_file_bytes(MANIFEST_LIST_SCHEMA, [meta], fmt)
+        delta_raw = meta_file_bytes(MANIFEST_LIST_SCHEMA, delta, fmt)
         (manifest_dir / base_name).write_bytes(base_raw)
         (manifest_dir / delta_name).write_bytes(delta_raw)
 
-        added = sum(e["_FILE"]["_ROW_COUNT"] for e in entries)
+        added = sum(e["_FILE"]["_ROW_COUNT"] * (1 if e["_KIND"] == 0 else -1) for e in entries)
         snapshot_id = 1 if previous is None else int(previous["id"]) + 1
-        snapshot = {
-            "version": SNAPSHOT_VERSION, "uuid": str(uuid.uuid4()), "id": snapshot_id, "schemaId": 0,
+        snapshot: dict[str, Any] = {
+            "version": SNAPSHOT_VERSION, "uuid": str(uuid.uuid4()), "id": snapshot_id, "schemaId": self.schema.id,
             "baseManifestList": base_name, "baseManifestListSize": len(base_raw),
             "deltaManifestList": delta_name, "deltaManifestListSize": len(delta_raw),
-            "commitUser": self.commit_user, "commitIdentifier": COMMIT_IDENTIFIER, "commitKind": "APPEND",
+        }
+        index = index_manifest or (previous or {}).get("indexManifest")
+        if index:
+            snapshot["indexManifest"] = index
+        snapshot.update({
+            "commitUser": self.commit_user, "commitIdentifier": COMMIT_IDENTIFIER, "commitKind": kind,
             "timeMillis": _now_millis(),
             "totalRecordCount": (0 if previous is None else int(previous.get("totalRecordCount") or 0)) + added,
             "deltaRecordCount": added, "nextRowId": 0,
-        }
+        })
         snapshot_dir = self.path / "snapshot"
         snapshot_dir.mkdir(parents=True, exist_ok=True)
         target = snapshot_dir / f"snapshot-{snapshot_id}"
@@ -247,6 +337,15 @@ class TableWriter:
         return snapshot_id
 
     # ---- internals --------------------------------------------------------------------------
+    def _internal_values(self, data: pa.Table) -> dict[str, list[Any]]:
+        """The internal values of every column of ``data`` (conformed); refuses nulls in NOT NULL
+        columns."""
+        values = {f.name: [to_internal(v, f.type) for v in data.column(f.name).to_pylist()] for f in self.fields}
+        for f in self.fields:
+            if not f.type.nullable and any(v is None for v in values[f.name]):
+                raise ValueError(f"column {f.name!r} is NOT NULL but holds nulls")
+        return values
+
     def _conform(self, data: pa.Table) -> pa.Table:
         import pyarrow as pa
 
@@ -272,7 +371,7 @@ class TableWriter:
 
     def _write_group(self, data: pa.Table, values: dict[str, list[Any]], part_values: tuple[Any, ...], bucket: int,
                      rows: list[int], next_seq: dict[tuple[bytes, int], int],
-                     rows_per_file: int | None) -> list[dict[str, Any]]:
+                     rows_per_file: int | None, file_source: int | None = None) -> list[dict[str, Any]]:
         import pyarrow as pa
 
         partition = encode_binary_row(list(part_values), [f.type for f in self.partition_fields])
@@ -287,10 +386,7 @@ class TableWriter:
             rows = [rows[j] for _, j in order]
         next_seq[(partition, bucket)] = first + len(seqs)
         size = rows_per_file or len(rows)
-        directory = self.path / "/".join(p for p in (
-            self.schema.options.get("data-file.path-directory"),
-            partition_path(list(part_values), self.partition_fields, self.schema.options),
-            bucket_dir(bucket)) if p)
+        directory = self._bucket_directory(part_values, bucket)
         prefix = self.schema.options.get("data-file.prefix", "data-")
         writer_uuid = uuid.uuid4()
         total_buckets = self.bucket if self.bucket > 0 else -1
@@ -301,12 +397,19 @@ class TableWriter:
             chunk_values = {name: [col[i] for i in chunk] for name, col in values.items()}
             entries.append(write_data_file(self.file_spec, directory, f"{prefix}{writer_uuid}-{k}.parquet", taken,
                                            chunk_values, seqs[start:start + size], partition, bucket,
-                                           total_buckets))
+                                           total_buckets, file_source=file_source))
         return entries
+
+    def _bucket_directory(self, part_values: Sequence[Any], bucket: int) -> Path:
+        """The directory of a partition's bucket (partition values as internal values)."""
+        return self.path / "/".join(p for p in (
+            self.schema.options.get("data-file.path-directory"),
+            partition_path(list(part_values), self.partition_fields, self.schema.options),
+            bucket_dir(bucket)) if p)
 
     def _manifest_meta(self, name: str, size: int, entries: list[dict[str, Any]]) -> dict[str, Any]:
         """The manifest list record of a manifest (partition stats over its entries)."""
-        return manifest_meta(name, size, entries, self.partition_fields)
+        return manifest_meta(name, size, entries, self.partition_fields, self.schema.id)
 
     def _latest_snapshot(self) -> dict[str, Any] | None:
         latest = self.path / "snapshot" / "LATEST"
@@ -338,10 +441,18 @@ class TableWriter:
 
         if len(base) < max(2, int(self.schema.options.get("manifest.merge-min-count", "30"))):
             return base
-        entries: list[dict[str, Any]] = []
+        merged: dict[tuple[Any, ...], dict[str, Any]] = {}
         for m in base:
             records, _ = read_meta_file(LocalFileIO(), str(self.path / "manifest" / m["_FILE_NAME"]), "manifest")
-            entries.extend(records)
+            for rec in records:  # an ADD and a later DELETE of the same file cancel out
+                key = entry_identifier(rec)
+                if rec["_KIND"] != 0 and key in merged and merged[key]["_KIND"] == 0:
+                    del merged[key]
+                else:
+                    merged[key] = rec
+        entries = list(merged.values())
+        if not entries:
+            return []
         name = f"manifest-{uuid.uuid4()}-0"
         raw = meta_file_bytes(MANIFEST_SCHEMA, entries, fmt)
         (self.path / "manifest" / name).write_bytes(raw)
@@ -349,9 +460,12 @@ class TableWriter:
 
     def expire_snapshots(self, retain_last: int = 1) -> list[int]:
         """Expire every snapshot but the newest ``retain_last``, as Paimon's expiration does: the
-        manifests and manifest lists no retained snapshot uses are deleted, then the snapshot files
-        (oldest first), then the ``EARLIEST`` hint is written. Data files are never deleted (this
-        writer only appends, so every retained snapshot still uses them). Returns the expired ids.
+        manifests and manifest lists neither a retained snapshot nor a tag uses are deleted, then
+        the snapshot files (oldest first), then the ``EARLIEST`` hint is written. Returns the
+        expired ids.
+
+        Data files, index manifests and deletion-vector index files are never deleted: the files a
+        compaction replaced stay on disk (Paimon would delete those no tag uses).
         """
         from ..io.fileio import LocalFileIO
         from ..metadata.meta_file import read_meta_file
@@ -364,16 +478,17 @@ class TableWriter:
         if not expired:
             return []
 
-        def files_of(sid: int) -> set[str]:
-            snap = json.loads((snap_dir / f"snapshot-{sid}").read_text(encoding="utf-8"))
+        def files_of(snap_file: Path) -> set[str]:
+            snap = json.loads(snap_file.read_text(encoding="utf-8"))
             names = {snap["baseManifestList"], snap["deltaManifestList"]}
             for key in ("baseManifestList", "deltaManifestList"):
                 records, _ = read_meta_file(LocalFileIO(), str(manifest_dir / snap[key]), "manifest list")
                 names.update(r["_FILE_NAME"] for r in records)
             return names
 
-        used = set().union(*(files_of(sid) for sid in kept))
-        unused = set().union(*(files_of(sid) for sid in expired)) - used
+        tags = sorted((self.path / "tag").glob("tag-*"))
+        used = set().union(*(files_of(snap_dir / f"snapshot-{sid}") for sid in kept), *(files_of(t) for t in tags))
+        unused = set().union(*(files_of(snap_dir / f"snapshot-{sid}") for sid in expired)) - used
         lists = {n for n in unused if n.startswith("manifest-list-")}
         for name in sorted(unused - lists) + sorted(lists):  # manifests, then manifest lists
             (manifest_dir / name).unlink(missing_ok=True)
@@ -440,8 +555,9 @@ def _check_layout(parts: tuple[str, ...], pks: tuple[str, ...], bucket: int, buc
 
 
 def manifest_meta(name: str, size: int, entries: Sequence[dict[str, Any]],
-                  partition_fields: Sequence[DataField]) -> dict[str, Any]:
-    """The manifest list record of a manifest (partition stats over its entries)."""
+                  partition_fields: Sequence[DataField], schema_id: int = 0) -> dict[str, Any]:
+    """The manifest list record of a manifest (partition stats over its entries, ADD and DELETE
+    entries counted; ``schema_id``: the writer's schema)."""
     types = [f.type for f in partition_fields]
     decoded = [_decode_partition(e["_PARTITION"], partition_fields) for e in entries]
     mins: list[Any] = []
@@ -454,11 +570,12 @@ def manifest_meta(name: str, size: int, entries: Sequence[dict[str, Any]],
         nulls.append(len(decoded) - len(present))
     buckets = [e["_BUCKET"] for e in entries]
     levels = [e["_FILE"]["_LEVEL"] for e in entries]
+    added = sum(1 for e in entries if e["_KIND"] == 0)
     return {
         "_VERSION": MANIFEST_VERSION, "_FILE_NAME": name, "_FILE_SIZE": size,
-        "_NUM_ADDED_FILES": len(entries), "_NUM_DELETED_FILES": 0,
+        "_NUM_ADDED_FILES": added, "_NUM_DELETED_FILES": len(entries) - added,
         "_PARTITION_STATS": {"_MIN_VALUES": encode_binary_row(mins, types),
                              "_MAX_VALUES": encode_binary_row(maxs, types), "_NULL_COUNTS": nulls},
-        "_SCHEMA_ID": 0, "_MIN_BUCKET": min(buckets), "_MAX_BUCKET": max(buckets),
+        "_SCHEMA_ID": schema_id, "_MIN_BUCKET": min(buckets), "_MAX_BUCKET": max(buckets),
         "_MIN_LEVEL": min(levels), "_MAX_LEVEL": max(levels), "_MIN_ROW_ID": None, "_MAX_ROW_ID": None,
     }
