@@ -11,6 +11,7 @@ from paimon_lens.history.findings import history_findings
 from paimon_lens.history.timeline import History, SnapshotFacts
 from paimon_lens.presentation.history_section import history_section, regressions
 from paimon_lens.presentation.report import build_report
+from paimon_lens.workload import as_workload
 
 ROOT = Path(__file__).parent.parent
 
@@ -28,7 +29,7 @@ def test_report_leads_with_history_when_a_workload_query_reads_more() -> None:
 
 def test_regressions_equal_explain_at_both_snapshots() -> None:
     table = pl.open_table(str(ROOT / "data" / "orders_dv20"), progress=False)
-    found = regressions(table, table.history(), pl.workload.as_workload(["qty > 5"]))
+    found = regressions(table, table.history(), as_workload(["qty > 5"]))
     (row,) = found
     assert row["from_snapshot"] == 1
     assert row["read_bytes_then"] == table.at(1).explain("qty > 5").summary()["read_bytes"]
@@ -39,7 +40,7 @@ def test_regressions_equal_explain_at_both_snapshots() -> None:
 def test_a_query_on_a_column_added_later_is_compared_from_its_schema() -> None:
     """events20's column tag exists from schema 1 (snapshot 5): the comparison starts there."""
     table = pl.open_table(str(ROOT / "data" / "events20"), progress=False)
-    (row,) = regressions(table, table.history(), pl.workload.as_workload(["tag = 'x'"]))
+    (row,) = regressions(table, table.history(), as_workload(["tag = 'x'"]))
     assert row["from_snapshot"] == 5 and "error" not in row
 
 

@@ -399,6 +399,22 @@ def _missing(files: Sequence[FileFacts], wanted: list[str]) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
+def _lost(inputs: Sequence[FileFacts], outputs: Sequence[FileFacts], columns: list[str]) -> str:
+    """``" without the bitmap index on `status` that 12 of the merged files had"``: indexes on the
+    predicate's columns that a compaction's inputs had and its outputs lack."""
+    parts = []
+    for label in sorted({x for f in inputs for x in f.indexes}):
+        kind, _, rest = label.partition("(")
+        column = rest[:-1]
+        if column not in columns:
+            continue
+        had = sum(1 for f in inputs if label in f.indexes)
+        lacking = sum(1 for f in outputs if label not in f.indexes)
+        if lacking:
+            parts.append(f"{lacking} without the {kind} index on `{column}` that {had} of the merged files had")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
 def explain_diff(table: SnapshotReader, where: str, a: int, b: int, *, explain: Any = None) -> ExplainDiff:
     """``where`` explained at snapshots ``a`` and ``b``, the difference in bytes read split into
     causes (see the module docs); ``explain(reader, where)`` explains one snapshot (default: the
@@ -453,9 +469,10 @@ def _causes(walk: _Walk, where: str, ra: Any, rb: Any, a: int, b: int) -> Explai
         sign = "+" if delta >= 0 else "-"
         if kind == "compaction":
             indexed = sum(1 for f in c.removed if f.indexes)
+            lost = _lost(c.removed, c.added, columns)
             before = f"; {len(gone)} of them live at snapshot {a}, {len(read_gone)} read there" if gone else ""
             text = (f"compaction at snapshot {c.snapshot_id} merged {len(c.removed)} files ({indexed} indexed{before}) "
-                    f"into {len(c.added)}{_missing(c.added, wanted)}, {len(read_new)} read at snapshot {b}")
+                    f"into {len(c.added)}{lost or _missing(c.added, wanted)}, {len(read_new)} read at snapshot {b}")
         elif kind == "append":
             text = (f"append at snapshot {c.snapshot_id}: {len(read_new)} of its {len(new)} files read"
                     f"{_missing(read_new, wanted)}")
