@@ -14,7 +14,7 @@ NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
 
 def test_there_are_notebooks() -> None:
     assert [p.name for p in NOTEBOOKS] == ["01_tour.ipynb", "02_explain.ipynb", "03_report.ipynb", "04_recommend.ipynb",
-                                          "05_spark.ipynb"]
+                                          "05_spark.ipynb", "06_history.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -36,7 +36,7 @@ def test_notebook_executes(path: Path) -> None:
     assert not [o for o in outputs if o.output_type == "error"]
     mimes = {m for o in outputs for m in o.get("data", {})}
     assert "text/html" in mimes
-    if path.stem in ("01_tour", "02_explain", "04_recommend"):
+    if path.stem in ("01_tour", "02_explain", "04_recommend", "06_history"):
         assert "image/png" in mimes  # plots display without pyplot or %matplotlib
     if path.stem == "02_explain":
         assert "application/vnd.jupyter.widget-view+json" in mimes
