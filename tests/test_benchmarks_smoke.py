@@ -58,3 +58,14 @@ def test_bench_s3_small_runs(tmp_path: Path) -> None:
     rows = [line for line in r.stdout.splitlines() if line.startswith("| ") and "requests" not in line]
     assert len(rows) == 7 and int(rows[2].split("|")[2].replace(",", "")) > 0  # the first explain's requests
     assert (ROOT / "benchmarks" / "results_s3.md").read_text(encoding="utf-8") == before
+
+
+def test_bench_history_quick_runs(tmp_path: Path) -> None:
+    """The quick history benchmark builds its 60-snapshot table and prints its three RESULT lines."""
+    env = {**__import__("os").environ, "TMPDIR": str(tmp_path)}  # its table cache goes to a fresh dir
+    r = subprocess.run([sys.executable, "-m", "benchmarks.bench_history", "--quick"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert [line.split(":")[0] for line in r.stdout.splitlines() if line.startswith("RESULT")] == [
+        "RESULT history", "RESULT scaling", "RESULT read whole"]
+    assert "PROBLEMS" not in r.stdout

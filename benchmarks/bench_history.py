@@ -1,0 +1,187 @@
+"""Benchmark: a table's timeline costs what its commits changed, not snapshots x files.
+
+Run from the repository root::
+
+    python -m benchmarks.bench_history            # 1,000 snapshots, ~10,000 live files; writes results_history.md
+    python -m benchmarks.bench_history --quick    # 60 snapshots, ~600 files; prints only (the smoke test)
+
+The table (built once with paimon-lens' writer and cached under ``<tmp>/paimon-lens-bench/``) is
+an append table partitioned by ``dt`` (200 days) with a bitmap index on ``status`` and a
+bloom-filter on ``id``: 98 % of its commits append one small file to each of 11 partitions, the
+others compact one partition (its files merged into one). Measured, each in a fresh table
+object:
+
+* ``history()`` over all snapshots: total time and time per snapshot;
+* ``history(end=N)`` for the first quarter, half and all of the snapshots: with a cost that grows
+  with the commits the time grows as the snapshots (ratio ~4 from a quarter to all), while reading
+  every snapshot whole grows as snapshots x live files (ratio ~16 here);
+* reading snapshots whole (live entries and every index head, what a timeline without delta
+  manifests does) at 10 snapshots spread over the history, extrapolated to all of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import platform
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results_history.md"
+PARTITIONS = 200
+FILES_PER_APPEND = 11
+COMPACT_EVERY = 50
+TARGET_RATIO = 6.0
+"""Target: history over all snapshots costs at most this many times the first quarter's (linear: 4;
+snapshots x files: ~16)."""
+
+
+def build(path: Path, snapshots: int) -> dict[str, Any]:
+    """The benchmark table (deterministic rows; file names differ between builds)."""
+    import pyarrow as pa
+
+    from paimon_lens.writer.table_writer import TableWriter
+
+    schema = pa.schema([("id", pa.int64()), ("status", pa.string()), ("score", pa.int32()), ("dt", pa.string())])
+    writer = TableWriter.create(path, schema, partition_keys=["dt"], options={
+        "file-index.bitmap.columns": "status", "file-index.bloom-filter.columns": "id",
+        "file-index.in-manifest-threshold": "0"})
+    days = [f"2025-{1 + d // 28:02d}-{1 + d % 28:02d}" for d in range(PARTITIONS)]
+    compactions = 0
+    next_id = 0
+    for sid in range(1, snapshots + 1):
+        if sid % COMPACT_EVERY == 0:
+            day = days[(sid // COMPACT_EVERY * 7) % PARTITIONS]
+            if writer.compact({"dt": day}) is not None:
+                compactions += 1
+                continue
+        first = (sid * FILES_PER_APPEND) % PARTITIONS
+        parts = [days[(first + k) % PARTITIONS] for k in range(FILES_PER_APPEND)]
+        rows = 20
+        n = rows * FILES_PER_APPEND
+        ids = list(range(next_id, next_id + n))
+        next_id += n
+        writer.commit(pa.table({"id": ids, "status": ["rare" if i % 997 == 0 else ("open", "paid", "sent")[i % 3]
+                                                      for i in ids],
+                                "score": [i % 1000 for i in ids], "dt": [parts[i % FILES_PER_APPEND] for i in range(n)]}))
+    return {"snapshots": snapshots, "compactions": compactions}
+
+
+def _table(path: Path) -> Any:
+    import paimon_lens as pl
+
+    return pl.open_table(str(path), progress=False)
+
+
+def measure(path: Path) -> dict[str, Any]:
+    """The timings (see the module docs)."""
+    from paimon_lens.history.timeline import _Timeline
+
+    table = _table(path)
+    ids = table.snapshot_manager.list_ids()
+    t0 = time.perf_counter()
+    full = table.history()
+    total = time.perf_counter() - t0
+    scaling = {}
+    for share in (4, 2, 1):
+        end = ids[len(ids) // share - 1]
+        t0 = time.perf_counter()
+        _table(path).history(end=end)
+        scaling[end] = time.perf_counter() - t0
+    live_sum = sum(r.files for r in full)
+    changes = sum(r.added_files + r.removed_files + r.upgraded_files for r in full)
+    sample = [ids[i * (len(ids) - 1) // 9] for i in range(10)]
+    fresh = _table(path)
+    t0 = time.perf_counter()
+    for sid in sample:
+        reader = fresh.at(sid)
+        _Timeline(reader).read_whole(reader, [])
+    whole_each = (time.perf_counter() - t0) / len(sample)
+    return {"snapshots": len(ids), "live_files": full.snapshots[-1].files, "total_s": total,
+            "per_snapshot_ms": total / len(ids) * 1000, "scaling": scaling, "live_file_sum": live_sum,
+            "changes": changes, "whole_each_s": whole_each, "whole_all_s": whole_each * len(ids),
+            "problems": full.problems}
+
+
+def _machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        nproc = subprocess.run(["nproc"], capture_output=True, text=True, check=False).stdout.strip()
+    except OSError:
+        nproc = "?"
+    return f"{platform.system()} {platform.release()} {cpu}, nproc {nproc}, Python {platform.python_version()}"
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=False).stdout.strip() or "?"
+    except OSError:
+        return "?"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build (or reuse) the table, measure, print the RESULT lines; write results_history.md at full size."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="60 snapshots, prints only")
+    parser.add_argument("--snapshots", type=int, default=None)
+    args = parser.parse_args(argv)
+    snapshots = args.snapshots or (60 if args.quick else 1000)
+    root = Path(tempfile.gettempdir()) / "paimon-lens-bench" / f"history-{snapshots}"
+    if not (root / "snapshot" / "LATEST").exists():
+        import shutil
+
+        shutil.rmtree(root, ignore_errors=True)
+        t0 = time.perf_counter()
+        built = build(root, snapshots)
+        print(f"built {root} in {time.perf_counter() - t0:.1f} s: {built}")
+    m = measure(root)
+    ends = sorted(m["scaling"])
+    ratio = m["scaling"][ends[-1]] / m["scaling"][ends[0]]
+    quarter_live = sum(r.files for r in _table(root).history(end=ends[0]).snapshots)
+    files_ratio = m["live_file_sum"] / quarter_live if quarter_live else float("nan")
+    lines = [
+        f"RESULT history: {m['snapshots']} snapshots, {m['live_files']:,} live files at the end, "
+        f"{m['total_s']:.2f} s ({m['per_snapshot_ms']:.2f} ms per snapshot), {m['changes']:,} file changes applied",
+        f"RESULT scaling: first {ends[0]} snapshots {m['scaling'][ends[0]]:.2f} s, first {ends[1]} "
+        f"{m['scaling'][ends[1]]:.2f} s, all {m['scaling'][ends[-1]]:.2f} s: ratio {ratio:.2f} "
+        f"(snapshots ratio {ends[-1] / ends[0]:.1f}, snapshots x live files ratio {files_ratio:.1f})",
+        f"RESULT read whole: {m['whole_each_s'] * 1000:.0f} ms per snapshot, {m['whole_all_s']:.1f} s for all "
+        f"{m['snapshots']} (the timeline: {m['total_s']:.2f} s, {m['whole_all_s'] / m['total_s']:.0f}x less)",
+    ]
+    for line in lines:
+        print(line)
+    if m["problems"]:
+        print("PROBLEMS", m["problems"][:5])
+    if args.quick or args.snapshots:
+        return 0
+    verdict = "**MET**" if ratio <= TARGET_RATIO else "**NOT MET**"
+    now = _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    RESULTS.write_text(f"""# Table history: cost per snapshot
+
+Recorded with `python -m benchmarks.bench_history` (see its module docstring); rerunning it
+regenerates this file.
+
+| target | result | ratio | verdict |
+| --- | --- | --- | --- |
+| the timeline's cost grows with the commits, not with snapshots x files: all snapshots vs the first quarter <= {TARGET_RATIO:g}x (linear in snapshots: {ends[-1] / ends[0]:.0f}x; snapshots x live files: {files_ratio:.1f}x) | {m['scaling'][ends[0]]:.2f} s -> {m['scaling'][ends[-1]]:.2f} s | {ratio:.2f} | {verdict} |
+| `history()` on {m['snapshots']:,} snapshots, {m['live_files']:,} live files | {m['total_s']:.2f} s, {m['per_snapshot_ms']:.2f} ms per snapshot | - | no target |
+| reading every snapshot whole instead (extrapolated from 10) | {m['whole_all_s']:.1f} s | {m['whole_all_s'] / m['total_s']:.0f}x the timeline | no target |
+
+- machine: {_machine()}
+- command: `python -m benchmarks.bench_history`
+- commit: `{_commit()}`, {now}
+
+```text
+{chr(10).join(lines)}
+```
+""", encoding="utf-8")
+    print(f"wrote {RESULTS}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
