@@ -224,3 +224,60 @@ def test_commits_read_in_tasks_give_the_same_timeline(engine: str, request: pyte
         table = pl.open_table(str(path), progress=False)
         local = [s.to_dict() for s in history(table)]
         assert [s.to_dict() for s in history(table, engine=runner, min_distributed=2)] == local
+
+
+# ---- random histories (paimon-lens' writer) against brute force -----------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_ops = st.lists(st.one_of(
+    st.tuples(st.just("append"), st.lists(st.sampled_from(["p", "q", "r"]), min_size=1, max_size=6)),
+    st.tuples(st.just("compact"), st.sampled_from([None, "p", "q"])),
+    st.tuples(st.just("delete"), st.integers(2, 5), st.integers(0, 4)),
+    st.tuples(st.just("index"), st.booleans()),
+), min_size=2, max_size=10)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(ops=_ops, bucket=st.sampled_from([-1, 2]))
+def test_random_histories_timeline_and_causes_equal_brute_force(tmp_path_factory: pytest.TempPathFactory,
+                                                                 ops: list[tuple[Any, ...]], bucket: int) -> None:
+    import pyarrow as pa
+
+    from paimon_lens.writer.table_writer import TableWriter
+
+    root = tmp_path_factory.mktemp("hist") / "t"
+    schema = pa.schema([("id", pa.int64()), ("s", pa.string()), ("part", pa.string())])
+    w = TableWriter.create(root, schema, partition_keys=["part"], bucket=bucket,
+                           bucket_key="id" if bucket > 0 else None,
+                           options={"deletion-vectors.enabled": "true", "file-index.in-manifest-threshold": "0"})
+    next_id = 0
+    for op in [("append", ["p", "q"]), *ops]:
+        if op[0] == "append":
+            rows = [{"id": next_id + i, "s": f"v{(next_id + i) % 5}", "part": p} for i, p in enumerate(op[1])]
+            next_id += len(rows)
+            w.commit(pa.Table.from_pylist(rows, schema=w.arrow_schema()))
+        elif op[0] == "compact":
+            w.compact(None if op[1] is None else {"part": op[1]})
+        elif op[0] == "delete":
+            w.delete(lambda t, m=op[1], r=op[2]: [v % m == r for v in t["id"].to_pylist()])
+        elif op[1] and "file-index.bitmap.columns" not in w.schema.options:
+            w.alter(set_options={"file-index.bitmap.columns": "s"})
+        elif not op[1] and "file-index.bitmap.columns" in w.schema.options:
+            w.alter(reset_options=["file-index.bitmap.columns"])
+    table = pl.open_table(str(root), progress=False)
+    timeline = table.history()
+    assert not timeline.problems
+    for facts in timeline:
+        expected = brute_force(table, facts.snapshot_id)
+        got = {k: getattr(facts, k) for k in expected}
+        if got["dv_max_bucket_ratio"] is not None:
+            got["dv_max_bucket_ratio"] = pytest.approx(got["dv_max_bucket_ratio"])
+        assert got == expected, facts.snapshot_id
+    ids = [s.snapshot_id for s in timeline]
+    result = table.explain_diff("s = 'v1'", ids[0], ids[-1])
+    brute_a = table.at(ids[0]).explain("s = 'v1'").summary()
+    brute_b = table.explain("s = 'v1'").summary()
+    assert sum(c.read_bytes_delta for c in result.causes) == brute_b["read_bytes"] - brute_a["read_bytes"]
+    assert sum(c.read_files_delta for c in result.causes) == brute_b["read_files"] - brute_a["read_files"]
