@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PaimonLensError
+from ..metadata.gc_pause import gc_paused
 from ..metadata.manifest import FILE_KIND_ADD, IndexFileMeta, ManifestEntry
 from ..metadata.snapshot_reader import LiveFile, ReaderHandle, SnapshotReader
 from ..options import SMALL_FILE_DIVISOR, configured_indexes, target_file_size
@@ -111,6 +112,7 @@ class _State:
 
     def __init__(self) -> None:
         self.files: dict[tuple[Any, ...], _File] = {}
+        self.names: Counter[str] = Counter()
         self.bytes = self.rows = self.indexed = self.index_bytes = 0
         self.levels: Counter[int] = Counter()
         self.coverage: Counter[str] = Counter()
@@ -127,6 +129,7 @@ class _State:
         if key in self.files:
             self.remove(key)
         self.files[key] = f
+        self.names[f.name] += 1
         self.bytes += f.size
         self.rows += f.rows
         self.levels[f.level] += 1
@@ -141,6 +144,9 @@ class _State:
         f = self.files.pop(key, None)
         if f is None:
             return None
+        self.names[f.name] -= 1
+        if not self.names[f.name]:
+            del self.names[f.name]
         self.bytes -= f.size
         self.rows -= f.rows
         self.levels[f.level] -= 1
@@ -326,8 +332,7 @@ class _Timeline:
         facts.index_coverage = {label: present.get(label, 0) for label in configured}
         facts.index_coverage.update({k: n for k, n in sorted(present.items()) if k not in facts.index_coverage})
         facts.unindexed_files = {label: len(state.files) - present.get(label, 0) for label in configured}
-        live = {f.name for f in state.files.values()}
-        deleted = {name: rows for name, rows in state.dv_rows.items() if rows and name in live}
+        deleted = {name: rows for name, rows in state.dv_rows.items() if rows and name in state.names}
         facts.dv_files, facts.dv_deleted_rows = len(deleted), sum(deleted.values())
         facts.dv_ratio = facts.dv_deleted_rows / state.rows if state.rows and deleted else None
         ratios = [d / state.bucket_rows[b] for b, d in state.bucket_deleted.items() if d > 0 and state.bucket_rows[b]]
@@ -443,7 +448,15 @@ def history(table: SnapshotReader, start: int | None = None, end: int | None = N
         deltas = _read_deltas(table, ids, runner)
     rows: list[SnapshotFacts] = []
     shown = progress(ids, total=len(ids), desc="snapshots", unit="snapshot") if table.progress is not False else ids
-    for n, sid in enumerate(shown):
+    with gc_paused():  # the running state holds every live file: cyclic collections would rescan it each time
+        _walk(table, timeline, shown, tags, deltas, every, len(ids), rows)
+    return History(table.name, rows)
+
+
+def _walk(table: SnapshotReader, timeline: _Timeline, ids: Any, tags: dict[int, list[str]],
+          deltas: dict[int, Delta], every: int | None, count: int, rows: list[SnapshotFacts]) -> None:
+    """Apply each snapshot of ``ids`` in order, appending the rows kept (every ``every``-th and the last)."""
+    for n, sid in enumerate(ids):
         try:
             reader = table.at(sid)
         except PaimonLensError as e:
@@ -451,6 +464,5 @@ def history(table: SnapshotReader, start: int | None = None, end: int | None = N
             timeline.state, timeline.previous_id = None, None
             continue
         facts = timeline.row(reader, sorted(tags.get(sid, [])), deltas.get(sid))
-        if every is None or n % every == 0 or n == len(ids) - 1:
+        if every is None or n % every == 0 or n == count - 1:
             rows.append(facts)
-    return History(table.name, rows)
