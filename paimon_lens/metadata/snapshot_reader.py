@@ -152,6 +152,10 @@ class SnapshotReader:
         result: T = self._memo[key]
         return result
 
+    def memoized(self, key: str) -> bool:
+        """Whether :meth:`memo` holds ``key`` for this snapshot already."""
+        return key in self._memo
+
     @property
     def file_io_missing(self) -> list[str]:
         """Paths the table's reads found missing so far (see :mod:`paimon_lens.consistency`)."""

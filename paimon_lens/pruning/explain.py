@@ -72,7 +72,6 @@ class FileVerdict:
     index_location: str
     partition_keep: bool
     bucket_keep: bool | None
-    stats_keep: bool
     stats_used: bool
     decision: PlanDecision = field(repr=False, compare=False)
     planned: bool
@@ -93,6 +92,11 @@ class FileVerdict:
     """Rows a bitmap index result selects for the reader (None: no bitmap selection, the whole file)."""
     dv_removed_rows: int = 0
     """Rows the deletion vector takes out of what the reader would return (after the index selection)."""
+
+    @property
+    def stats_keep(self) -> bool:
+        """The predicate tested on the file's own value stats (see :class:`PlanDecision`)."""
+        return self.decision.stats_keep
 
     @property
     def index_result(self) -> str:
@@ -336,6 +340,26 @@ def _group_dv(group: RowRangeGroup, dvs: dict[str, BitMap]) -> BitMap | None:
     return BitMap.union(*found) if found else None
 
 
+def _needed_deletion_vectors(table: SnapshotReader, wanted: set[str] | None
+                             ) -> tuple[dict[str, BitMap], dict[str, str], dict[str, int] | None]:
+    """The deletion vectors the read stage needs: decoded for the ``wanted`` data files only (the
+    index files holding them), with every other file's deleted-row count taken from the index
+    manifest (Paimon 2.x records it); everything decoded when ``wanted`` is None, when a count is
+    not recorded (0.9) or when the snapshot's vectors are decoded already. Returns (bitmaps, errors,
+    counts of the files not decoded, or None)."""
+    from ..snapshot_deletion_vectors import DELETION_VECTORS
+
+    entries = [e for e in table.index_entries() if e.index_type == DELETION_VECTORS]
+    if not entries:
+        return {}, {}, None
+    counts = {dv.data_file: dv.cardinality for e in entries for dv in e.deletion_vectors or ()}
+    if wanted is None or table.memoized("deletion_vectors") or any(c is None for c in counts.values()):
+        return deletion_vector_bitmaps(table), deletion_vector_errors(table), None
+    needed = [e for e in entries if any(dv.data_file in wanted for dv in e.deletion_vectors or ())]
+    part = table.restricted(table.live_entries(), needed)
+    return deletion_vector_bitmaps(part), deletion_vector_errors(part), {k: int(v or 0) for k, v in counts.items()}
+
+
 def deletion_vector_errors(table: SnapshotReader) -> dict[str, str]:
     """Why the deletion vector of a data file could not be read, per data file name."""
     if not table.index_entries():
@@ -400,8 +424,8 @@ def _verdicts(table: SnapshotReader, predicate: Predicate, text: str, decisions:
     if truth:
         from .truth import group_matching_positions, matching_positions
 
-    dvs = deletion_vector_bitmaps(table)
-    dv_errors = deletion_vector_errors(table)
+    wanted = None if truth else {name for name, d in decisions.items() if d.planned}
+    dvs, dv_errors, dv_counts = _needed_deletion_vectors(table, wanted)
     verdicts: list[FileVerdict] = []
     notes: list[str] = _version_notes(table, predicate, rules)
     groups = _groups_by_file(table)
@@ -409,6 +433,22 @@ def _verdicts(table: SnapshotReader, predicate: Predicate, text: str, decisions:
         f = lf.entry.file
         d = decisions[f.file_name]
         dv = dvs.get(f.file_name)
+        if not d.planned and not truth:
+            state = getattr(d.index_state, "computed", None)
+            if state is None or state[1] is None:  # pruned at planning, nothing to say: the short way
+                verdict = _new(FileVerdict)
+                verdict.__dict__.update(
+                    file_name=f.file_name, path=lf.path, partition=lf.partition, bucket=lf.entry.bucket,
+                    level=f.level, row_count=f.row_count, file_size=f.file_size, index_location=d.index_location,
+                    partition_keep=d.partition_keep, bucket_keep=d.bucket_keep, stats_used=d.stats_used,
+                    decision=d, planned=False, read=False,
+                    deleted_rows=len(dv) if dv is not None else dv_counts.get(f.file_name, 0) if dv_counts else 0,
+                    rows_after_dv=0, stage=d.stage, reason=d.reason, matching_positions=None,
+                    matching_live_positions=None, flags=(), error=None, branch=None, index_selected_rows=None,
+                    dv_removed_rows=0,
+                )
+                verdicts.append(verdict)
+                continue
         group = groups.get(f.file_name)
         stage, reason = d.stage, d.reason
         read, rows = False, 0
@@ -466,9 +506,10 @@ def _verdicts(table: SnapshotReader, predicate: Predicate, text: str, decisions:
         verdict.__dict__.update(
             file_name=f.file_name, path=lf.path, partition=lf.partition, bucket=lf.entry.bucket, level=f.level,
             row_count=f.row_count, file_size=f.file_size, index_location=d.index_location,
-            partition_keep=d.partition_keep, bucket_keep=d.bucket_keep, stats_keep=d.stats_keep,
+            partition_keep=d.partition_keep, bucket_keep=d.bucket_keep,
             stats_used=d.stats_used, decision=d, planned=d.planned, read=read,
-            deleted_rows=len(dv) if dv is not None else 0, rows_after_dv=rows,
+            deleted_rows=len(dv) if dv is not None else dv_counts.get(f.file_name, 0) if dv_counts else 0,
+            rows_after_dv=rows,
             stage=stage, reason=reason, matching_positions=match, matching_live_positions=live,
             flags=tuple(flags), error="; ".join(errors) or None, branch=None,
             index_selected_rows=selected, dv_removed_rows=removed,

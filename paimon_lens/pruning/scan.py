@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PaimonLensError
@@ -106,7 +107,9 @@ class PlanDecision:
     file_name: str
     partition_keep: bool
     bucket_keep: bool | None
-    stats_keep: bool
+    stats_state: bool | Callable[[], bool]
+    """``stats_keep``, or the function that tells it (files no stage reaches the stats of: their
+    stats are decoded only when asked)."""
     stats_used: bool
     index_used_at_planning: bool
     planned: bool
@@ -124,11 +127,23 @@ class PlanDecision:
     index_state: Callable[[], tuple[str, str | None, FileIndexResult | None]] | None = field(
         default=None, compare=False, repr=False)
 
+    @property
+    def stats_keep(self) -> bool:
+        """The predicate tested on the file's value stats (decoded on first use for files that the
+        partition, bucket or level stage removed)."""
+        state = self.stats_state
+        if callable(state):
+            state = bool(state())
+            object.__setattr__(self, "stats_state", state)
+        return state
+
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled (to leave a task's process) without the index evaluator, which holds the task's
         readers: the answer travels if it was computed (planning or the read stage asked), else a
-        :class:`Pending` marker does, for the receiving process to answer on first use."""
+        :class:`Pending` marker does, for the receiving process to answer on first use. The stats
+        answer travels decided."""
         state = dict(self.__dict__)
+        state["stats_state"] = self.stats_keep
         answer = state.get("index_state")
         if answer is not None and "_index_cache" not in state:
             computed = getattr(answer, "computed", None)  # planning may have asked the evaluator directly
@@ -416,8 +431,13 @@ class _Planner:
         d["level_keep"] = not (self.pk and self.skip_level0 and f.level == 0)
         memo: dict[int, bool] = {}  # leaf answers on this file's value stats
         full_test = sf.full_test
-        d["stats_keep"] = full_test is None or full_test(f.row_count, lf.stats, memo)
         reached = part_keep and d["bucket_keep"] is not False and d["level_keep"]
+        if full_test is None:
+            d["stats_state"] = True
+        elif reached:
+            d["stats_state"] = full_test(f.row_count, lf.stats, memo)
+        else:  # no stage looks at this file's stats: decode them only if someone asks
+            d["stats_state"] = partial(full_test, f.row_count, lf.stats, {})
         self._index(ev, sf)
         if reached:  # the value filter only matters for files that reach it
             self._value(ev, sf, memo)
