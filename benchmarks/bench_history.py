@@ -4,6 +4,8 @@ Run from the repository root::
 
     python -m benchmarks.bench_history            # 1,000 snapshots, ~10,000 live files; writes results_history.md
     python -m benchmarks.bench_history --quick    # 60 snapshots, ~600 files; prints only (the smoke test)
+    python -m benchmarks.bench_history --engine spark [--spark-master URL] [--rebuild]
+                                                  # the table built by synth_history's Spark tasks
 
 The table (built once with paimon-lens' writer and cached under ``<tmp>/paimon-lens-bench/``) is
 an append table partitioned by ``dt`` (200 days) with a bitmap index on ``status`` and a
@@ -17,6 +19,18 @@ object:
   every snapshot whole grows as snapshots x live files (ratio ~16 here);
 * reading snapshots whole (live entries and every index head, what a timeline without delta
   manifests does) at 10 snapshots spread over the history, extrapolated to all of them.
+
+``--engine spark`` builds a table of the same shape with
+:func:`paimon_lens.synth.history_job.synth_history` instead (the data files of the appends
+written by Spark tasks, the driver committing the snapshots in order): the ``orders`` columns of
+the synthetic tables, 200 ``dt`` days crossed by a stream of 11 files of ~20 rows per append, a
+compaction of one closed day every 50th snapshot, the bitmap (``status, country``) and bloom
+(``customer_id``) indexes from the first snapshot, every index in a ``.index`` file; ~9,500 live
+files at the end. It prints the build time (and the part spent in the tasks) and is cached
+apart (``history-<n>-synth``); ``--engine local`` runs the same build in process, ``--rebuild``
+builds again, ``--spark-master URL`` runs the tasks on a cluster, where the table directory
+(``$TMPDIR/paimon-lens-bench/``) must be a shared filesystem mounted at the same path on every
+executor.
 """
 
 from __future__ import annotations
@@ -68,6 +82,29 @@ def build(path: Path, snapshots: int) -> dict[str, Any]:
         writer.commit(pa.table({"id": ids, "status": status, "score": [i % 1000 for i in ids],
                                 "dt": [parts[i % FILES_PER_APPEND] for i in range(n)]}))
     return {"snapshots": snapshots, "compactions": compactions}
+
+
+def build_synth(path: Path, snapshots: int, engine: str, master: str | None = None) -> dict[str, Any]:
+    """The benchmark table's shape written by ``synth_history`` (``engine`` ``spark`` or ``local``)."""
+    from paimon_lens.synth.history_job import synth_history
+
+    spark = None
+    if engine == "spark" and master:
+        from pyspark.sql import SparkSession
+
+        spark = (SparkSession.builder.master(master).appName("paimon-lens-bench-history")
+                 .config("spark.ui.enabled", "false").getOrCreate())
+    try:
+        doc = synth_history(path, commits=snapshots, files_per_commit=FILES_PER_APPEND, rows_per_file=20,
+                            partitions=PARTITIONS, compact_every=COMPACT_EVERY, delete_every=0, index_at=0.0,
+                            column_at=None, full_compaction_at=None, spark=spark,
+                            engine="spark" if engine == "spark" else "local",
+                            options={"file-index.in-manifest-threshold": "0"})
+    finally:
+        if spark is not None:
+            spark.stop()
+    return {"snapshots": doc["latest"], "compactions": len(doc["compactions"]), "live_files": doc["live_files"],
+            "data_files_written": doc["files_written"], "task_s": round(doc["task_seconds"], 1)}
 
 
 def _table(path: Path) -> Any:
@@ -128,16 +165,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="60 snapshots, prints only")
     parser.add_argument("--snapshots", type=int, default=None)
+    parser.add_argument("--engine", choices=("writer", "spark", "local"), default="writer",
+                        help="build the table with this module's build() (writer, the default) or with "
+                             "synth_history: data files written by Spark tasks (spark) or in process (local)")
+    parser.add_argument("--spark-master", default=None, help="Spark master URL for --engine spark (default local[*])")
+    parser.add_argument("--rebuild", action="store_true", help="build the table again even when it is cached")
     args = parser.parse_args(argv)
     snapshots = args.snapshots or (60 if args.quick else 1000)
-    root = Path(tempfile.gettempdir()) / "paimon-lens-bench" / f"history-{snapshots}"
-    if not (root / "snapshot" / "LATEST").exists():
+    synth = args.engine != "writer"
+    root = Path(tempfile.gettempdir()) / "paimon-lens-bench" / f"history-{snapshots}{'-synth' if synth else ''}"
+    if args.rebuild or not (root / "snapshot" / "LATEST").exists():
         import shutil
 
         shutil.rmtree(root, ignore_errors=True)
         t0 = time.perf_counter()
-        built = build(root, snapshots)
-        print(f"built {root} in {time.perf_counter() - t0:.1f} s: {built}")
+        built = build_synth(root, snapshots, args.engine, args.spark_master) if synth else build(root, snapshots)
+        how = f" with synth_history on {args.engine}" if synth else ""
+        print(f"built {root}{how} in {time.perf_counter() - t0:.1f} s: {built}")
+    elif synth:
+        print(f"reusing {root} (built before; --rebuild to time the build)")
     m = measure(root)
     ends = sorted(m["scaling"])
     ratio = m["scaling"][ends[-1]] / m["scaling"][ends[0]]
@@ -171,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{m['whole_all_s'] / m['total_s']:.0f}x the timeline | no target |",
     ]
     table_md = "\n".join(rows)
+    command = "python -m benchmarks.bench_history" + (f" --engine {args.engine}" if synth else "")
     output = "\n".join(lines)
     RESULTS.write_text(f"""# Table history: cost per snapshot
 
@@ -182,7 +229,7 @@ regenerates this file.
 {table_md}
 
 - machine: {_machine()}
-- command: `python -m benchmarks.bench_history`
+- command: `{command}`
 - commit: `{_commit()}`, {now}
 
 ```text

@@ -11,7 +11,9 @@ The driver plans the files (:mod:`.plan`), Spark tasks generate each file's rows
 snapshot (:mod:`.commit`). :mod:`.spec` describes the columns and table kinds; :mod:`.cli` the
 ``paimon-lens synth`` subcommand. Only :func:`synth_table` with ``engine="spark"`` imports pyspark.
 :mod:`.history` writes a table's history (appends, schema changes, compactions, deletes, tags)
-with paimon-lens' writer, in process (``paimon-lens synth OUT --history``).
+with paimon-lens' writer, in process (``paimon-lens synth OUT --history``); :func:`synth_history`
+(:mod:`.history_job`) writes long histories whose appended files are written by Spark tasks
+(``paimon-lens synth OUT --history --commits N``).
 """
 
 from __future__ import annotations
@@ -24,12 +26,19 @@ if TYPE_CHECKING:
     from .job import SynthFile, SynthResult
     from .spec import SynthSpec
 
-__all__ = ["SynthFile", "SynthResult", "SynthSpec", "add_synth_parser", "cmd_synth", "synth_table"]
+__all__ = ["SynthFile", "SynthResult", "SynthSpec", "add_synth_parser", "cmd_synth", "synth_history", "synth_table"]
 
 
 def synth_table(path: Any, **kwargs: Any) -> SynthResult:
     """Generate a synthetic table; see :func:`paimon_lens.synth.job.synth_table`."""
     from .job import synth_table as _synth
+
+    return _synth(path, **kwargs)
+
+
+def synth_history(path: Any, **kwargs: Any) -> dict[str, Any]:
+    """Write a long table history; see :func:`paimon_lens.synth.history_job.synth_history`."""
+    from .history_job import synth_history as _synth
 
     return _synth(path, **kwargs)
 

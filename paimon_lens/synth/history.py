@@ -25,7 +25,9 @@ amount DOUBLE, dt STRING``) is partitioned by ``dt``, has 2 fixed buckets on ``i
    that whole partition afterwards;
 8. a late delete in the third day's partition, so the latest snapshot has deletion vectors.
 
-:func:`write_history` returns which snapshot did what (see its docstring).
+:func:`write_history` returns which snapshot did what (see its docstring). For long histories
+(hundreds or thousands of commits, data files written by Spark tasks) see
+:func:`paimon_lens.synth.history_job.synth_history`.
 """
 
 from __future__ import annotations

@@ -135,11 +135,11 @@ def synth_table(path: str | os.PathLike[str], *, rows: int, files: int, partitio
         if engine == "local":
             results = [write_file(ctx, p) for p in plan]
         else:
-            with _session(spark) as session:
+            with spark_session(spark) as session:
                 results = run_on_spark(session, ctx, plan)
         snapshot_id = commit(root, spec, schema, results)
     except BaseException:
-        _clean(root, created)
+        remove_unfinished(root, created)
         raise
     return SynthResult(str(root), spec, snapshot_id, engine, time.perf_counter() - started,
                        tuple(_describe(r, spec) for r in sorted(results, key=lambda r: r.path)))
@@ -154,7 +154,7 @@ def run_on_spark(spark: Any, ctx: TaskContext, plan: Sequence[FilePlan]) -> list
 
 
 @contextmanager
-def _session(spark: Any) -> Iterator[Any]:
+def spark_session(spark: Any) -> Iterator[Any]:
     """The given session, the active one, or a new local one (stopped on exit)."""
     if spark is not None:
         yield spark
@@ -179,7 +179,7 @@ def _session(spark: Any) -> Iterator[Any]:
         session.stop()
 
 
-def _clean(root: Path, created: bool) -> None:
+def remove_unfinished(root: Path, created: bool) -> None:
     """Remove what a failed run wrote (the directory was new or empty before)."""
     if root.exists():
         if created:

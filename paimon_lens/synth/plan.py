@@ -29,7 +29,7 @@ from .spec import SynthSpec
 FIRST_DAY = _dt.date(2025, 1, 1)
 DAY_MS = 86_400_000
 UNPARTITIONED_DAYS = 30
-_EPOCH = _dt.date(1970, 1, 1)
+EPOCH = _dt.date(1970, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def make_plan(spec: SynthSpec) -> list[FilePlan]:
     per_block: list[list[int]] = [[] for _ in range(blocks)]
     for i in range(spec.files):
         per_block[i * blocks // spec.files].append(i)
-    day0 = (FIRST_DAY - _EPOCH).days * DAY_MS
+    day0 = (FIRST_DAY - EPOCH).days * DAY_MS
     buckets = max(spec.buckets, 1)
     plans: list[FilePlan] = []
     counts = spec.file_row_counts()
