@@ -54,14 +54,14 @@ def file_rows(table: Any, lf: Any) -> pa.Table:
     return pa.table(cols) if cols else data
 
 
-def live_rows(table: Any) -> list[dict[str, Any]]:
-    """Every live row of the snapshot: the live files' rows minus their deletion vectors, by id."""
+def live_rows(table: Any, key: str = "id") -> list[dict[str, Any]]:
+    """Every live row of the snapshot: the live files' rows minus their deletion vectors, by ``key``."""
     deleted = positions_by_file(table)
     out: list[dict[str, Any]] = []
     for lf in table.live_files():
         gone = deleted.get(lf.file.file_name, set())
         out.extend(r for i, r in enumerate(file_rows(table, lf).to_pylist()) if i not in gone)
-    return sorted(out, key=lambda r: r["id"])
+    return sorted(out, key=lambda r: r[key])
 
 
 def raw_snapshot(root: Path, sid: int) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import paimon_lens as pl
 from paimon_lens.synth import add_synth_parser, synth_history
 from paimon_lens.synth.history_job import APPEND, COMPACT, DELETE, FULL_COMPACT, plan_history
 from tests.test_history import brute_force
-from tests.test_writer_history import file_rows, indexed, positions_by_file
+from tests.test_writer_history import indexed, live_rows, positions_by_file
 
 #: 30 snapshots over 5 days: partial compactions every 7th, deletes every 5th, the full compaction at 27
 LOCAL: dict[str, Any] = {"commits": 30, "files_per_commit": 4, "rows_per_file": 40, "partitions": 5,
@@ -43,12 +43,7 @@ def _same(doc: dict[str, Any]) -> dict[str, Any]:
 
 def _live_rows(table: Any) -> list[dict[str, Any]]:
     """The rows a reader returns: live files' rows minus their deletion vectors, by order_id."""
-    deleted = positions_by_file(table)
-    out: list[dict[str, Any]] = []
-    for lf in table.live_files():
-        gone = deleted.get(lf.file.file_name, set())
-        out.extend(r for i, r in enumerate(file_rows(table, lf).to_pylist()) if i not in gone)
-    return sorted(out, key=lambda r: r["order_id"])
+    return live_rows(table, "order_id")
 
 
 def _expected_rows(kwargs: dict[str, Any]) -> dict[int, int]:
