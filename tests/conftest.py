@@ -99,3 +99,22 @@ def spark() -> Iterator[Any]:
     yield session
     session.stop()
 
+
+
+@pytest.fixture(scope="session")
+def spark_event_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The event logs of one real PySpark job running the queries of each shape (see
+    :data:`tests.test_workload_sources.QUERIES`), run once per test session."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("pyspark", reason="the event-log tests need pyspark (pip install -e '.[dev]')")
+    from tests.test_workload_sources import DATA, JOB, QUERIES
+
+    logs = tmp_path_factory.mktemp("eventlogs")
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
+    run = subprocess.run([sys.executable, "-c", JOB, str(logs), str(DATA / "events20"), *QUERIES], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return logs

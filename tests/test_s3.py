@@ -169,18 +169,13 @@ def test_spark_executors_read_the_same_bucket(s3: dict[str, Any], spark: Any) ->
 
 
 def test_done_when_flow_health_on_s3_workload_from_spark_report_for_the_worst_table(
-        s3: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        s3: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str], spark_event_logs: Path) -> None:
     """Issue 16's flow from the command line: health of the S3 warehouse, a workload from Spark's event
     logs, the report with advice for the worst table; the same answers as on the local disk."""
-    import os
     import shutil
-    import subprocess
-    import sys
 
     from paimon_lens.presentation.cli import main
-    from tests.test_workload_sources import JOB, QUERIES
 
-    pytest.importorskip("pyspark", reason="the event-log job needs pyspark (pip install -e '.[dev]')")
     assert main(["health", f"s3://{BUCKET}", "--format", "json", "--no-progress"]) == 0
     ranked = json.loads(capsys.readouterr().out)["tables"]
     local_catalog = tmp_path / "wh"
@@ -192,14 +187,9 @@ def test_done_when_flow_health_on_s3_workload_from_spark_report_for_the_worst_ta
         [(t["table"], t["findings"], t["savings_score"]) for t in local_ranked]
     worst = ranked[0]["table"]
     assert worst == "demo.events20"  # its 18 small files (6 per partition) outweigh the others' findings
-    logs = tmp_path / "spark-events"
-    logs.mkdir()
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
-    run = subprocess.run([sys.executable, "-c", JOB, str(logs), str(DATA / "events20"), *QUERIES], env=env,
-                         capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr[-2000:]
-    workload = tmp_path / "workload.sql"
-    assert main(["workload", "--spark-event-logs", str(logs), "--table", worst, "-o", str(workload)]) == 0
+    workload = tmp_path / "workload.sql"  # from the event logs of a real PySpark job (conftest)
+    assert main(["workload", "--spark-event-logs", str(spark_event_logs), "--table", worst, "-o",
+                 str(workload)]) == 0
     capsys.readouterr()
     remote_out, local_out = tmp_path / "remote.html", tmp_path / "local.html"
     assert main(["report", worst, "--warehouse", f"s3://{BUCKET}", "--workload", str(workload), "-o",

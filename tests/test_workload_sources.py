@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -108,16 +105,10 @@ def test_templates_count_statements_and_keep_the_most_frequent_literals(tmp_path
         named.for_table("t")
 
 
-@pytest.fixture(scope="module")
-def event_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The event logs of a real PySpark job running the queries of each shape (one gzip copy too)."""
-    pytest.importorskip("pyspark", reason="the event-log tests need pyspark (pip install -e '.[dev]')")
-    logs = tmp_path_factory.mktemp("eventlogs")
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
-    run = subprocess.run([sys.executable, "-c", JOB, str(logs), str(DATA / "events20"), *QUERIES], env=env,
-                         capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return logs
+@pytest.fixture()
+def event_logs(spark_event_logs: Path) -> Path:
+    """The event logs of a real PySpark job running the queries of each shape (conftest, run once)."""
+    return spark_event_logs
 
 
 def test_spark_event_logs(event_logs: Path, tmp_path: Path) -> None:
