@@ -293,8 +293,12 @@ def deletion_vector_bitmaps(table: SnapshotReader) -> dict[str, BitMap]:
     agree with their file (the others are in :func:`deletion_vector_errors`)."""
     if not table.index_entries():
         return {}
+    return _bitmaps(deletion_vector_infos(table))
+
+
+def _bitmaps(infos: Any) -> dict[str, BitMap]:
     out: dict[str, BitMap] = {}
-    for dv in deletion_vector_infos(table):
+    for dv in infos:
         if dv.positions is None or dv.error is not None:
             continue
         bm = dv.positions if isinstance(dv.positions, BitMap) else to_bitmap32(dv.positions)
@@ -355,9 +359,20 @@ def _needed_deletion_vectors(table: SnapshotReader, wanted: set[str] | None
     counts = {dv.data_file: dv.cardinality for e in entries for dv in e.deletion_vectors or ()}
     if wanted is None or table.memoized("deletion_vectors") or any(c is None for c in counts.values()):
         return deletion_vector_bitmaps(table), deletion_vector_errors(table), None
+    from ..snapshot_deletion_vectors import table_deletion_vectors
+
     needed = [e for e in entries if any(dv.data_file in wanted for dv in e.deletion_vectors or ())]
-    part = table.restricted(table.live_entries(), needed)
-    return deletion_vector_bitmaps(part), deletion_vector_errors(part), {k: int(v or 0) for k, v in counts.items()}
+    decoded: dict[str, list[Any]] = table.memo("deletion_vectors_by_index_file", dict)  # kept for the next explain
+    todo = [e for e in needed if e.file_name not in decoded]
+    if todo:
+        part = table.restricted(table.live_entries(), todo)
+        for info in table_deletion_vectors(part):
+            decoded.setdefault(info.index_file.rsplit("/", 1)[-1], []).append(info)
+        for e in todo:
+            decoded.setdefault(e.file_name, [])
+    infos = [info for e in needed for info in decoded[e.file_name]]
+    return (_bitmaps(infos), {dv.data_file: dv.error for dv in infos if dv.error},
+            {k: int(v or 0) for k, v in counts.items()})
 
 
 def deletion_vector_errors(table: SnapshotReader) -> dict[str, str]:
