@@ -282,3 +282,16 @@ def test_random_histories_timeline_and_causes_equal_brute_force(tmp_path_factory
     brute_b = table.explain("s = 'v1'").summary()
     assert sum(c.read_bytes_delta for c in result.causes) == brute_b["read_bytes"] - brute_a["read_bytes"]
     assert sum(c.read_files_delta for c in result.causes) == brute_b["read_files"] - brute_a["read_files"]
+
+
+def test_diff_says_a_deletion_vector_that_does_not_decode(tmp_path: Path) -> None:
+    copy = tmp_path / "t"
+    shutil.copytree(TABLES[0], copy)
+    table = pl.open_table(str(copy), progress=False)
+    (dv,) = [d for d in table.deletion_vector_infos() if d.cardinality]
+    path = copy / dv.index_file
+    raw = bytearray(path.read_bytes())
+    raw[dv.offset + 8] ^= 0xFF  # inside the blob: its CRC no longer matches
+    path.write_bytes(bytes(raw))
+    d = pl.open_table(str(copy), progress=False).diff(1, table.snapshot_id)
+    assert any("deletion vector of" in p and dv.data_file in p for p in d.problems)

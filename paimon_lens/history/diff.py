@@ -272,12 +272,17 @@ def _schema_changes(a: SnapshotReader, b: SnapshotReader) -> dict[str, Any]:
     }
 
 
-def _deleted_by_bucket(reader: SnapshotReader, live: dict[str, _File]) -> dict[tuple[str, int], int]:
+def _deleted_by_bucket(reader: SnapshotReader, live: dict[str, _File],
+                       problems: list[str]) -> dict[tuple[str, int], int]:
+    """Deleted rows per (partition, bucket) of the live files; a vector that does not decode is a
+    problem (its rows are not counted)."""
     from ..snapshot_deletion_vectors import deletion_vector_infos
 
     out: dict[tuple[str, int], int] = defaultdict(int)
     for dv in deletion_vector_infos(reader):
-        if dv.cardinality and dv.data_file in live:
+        if dv.error is not None and dv.data_file in live:
+            problems.append(f"snapshot {reader.snapshot_id}: deletion vector of {dv.data_file}: {dv.error}")
+        elif dv.cardinality and dv.data_file in live:
             out[(_partition_text(dv.partition), dv.bucket)] += dv.cardinality
     return dict(out)
 
@@ -296,7 +301,7 @@ def diff(table: SnapshotReader, a: int, b: int) -> SnapshotDiff:
                         sum(1 for f in walk.at_b.values() if label in f.indexes)) for label in labels}
     problems = list(walk.problems)
     try:
-        da, db = _deleted_by_bucket(ra, walk.at_a), _deleted_by_bucket(rb, walk.at_b)
+        da, db = _deleted_by_bucket(ra, walk.at_a, problems), _deleted_by_bucket(rb, walk.at_b, problems)
     except (PaimonLensError, OSError) as e:
         problems.append(f"deletion vectors: {e}")
         da = db = {}
