@@ -41,7 +41,6 @@ _STRING_TYPES = ("string", "varchar", "char")
 _NUMERIC_TYPES = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal", "byte", "short", "long")
 _PASS_THROUGH = ("WholeStageCodegen", "InputAdapter", "ColumnarToRow", "Project", "ReusedExchange",
                  "AQEShuffleRead", "CometColumnarToRow")
-_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "=": "=", "!=": "!=", "<>": "<>", "<=>": "<=>"}
 
 
 class Unsupported(Exception):

@@ -44,7 +44,7 @@ def test_a_query_on_a_column_added_later_is_compared_from_its_schema() -> None:
     assert row["from_snapshot"] == 5 and "error" not in row
 
 
-def test_section_without_history_and_with_broken_snapshots(tmp_path: Path) -> None:
+def test_section_of_a_table_with_one_snapshot() -> None:
     table = pl.open_table(str(ROOT / "data" / "demo_orders"), progress=False)
     section = history_section(table)
     assert "One snapshot kept" in "".join(section.blocks) and not section.urgent

@@ -168,7 +168,8 @@ class _Timeline:
     def __init__(self, table: SnapshotReader) -> None:
         self.table = table
         self.indexes: dict[str, tuple[frozenset[str], int]] = {}  # data file -> its index labels, bytes
-        self.dv_cache: dict[tuple[str, str], int] = {}  # (index file, data file) -> deleted rows
+        self.dv_cache: dict[str, dict[str, tuple[int | None, str | None]]] = {}  # index file -> data file ->
+        # (deleted rows, error): decoded once
         self.partitions: dict[bytes, dict[str, Any]] = {}
         self.state: _State | None = None
         self.previous_id: int | None = None
@@ -255,21 +256,22 @@ class _Timeline:
         state.index_manifest = name
 
     def _deleted_rows(self, reader: SnapshotReader, entry: IndexFileMeta, dv: Any, problems: list[str]) -> int:
+        """Rows ``dv`` deletes: its recorded cardinality (2.x), else its index file decoded once, every
+        vector of it checked as the deletion-vector frame checks them."""
         if dv.cardinality is not None:
             return int(dv.cardinality)
-        key = (entry.file_name, dv.data_file)
-        if key not in self.dv_cache:
-            from ..formats.deletion_vector import read_deletion_vector
-            from ..snapshot_deletion_vectors import _read, index_file_path
+        decoded = self.dv_cache.get(entry.file_name)
+        if decoded is None:
+            from ..snapshot_deletion_vectors import table_deletion_vectors
 
-            rel = index_file_path(reader, entry)
-            try:
-                data = _read(reader, rel, entry.file_size)
-                self.dv_cache[key] = read_deletion_vector(data, dv.offset, dv.length, None, rel).cardinality
-            except (PaimonLensError, OSError) as e:
-                problems.append(f"deletion vector of {dv.data_file}: {e}")
-                return 0
-        return self.dv_cache[key]
+            decoded = self.dv_cache[entry.file_name] = {
+                info.data_file: (info.cardinality, info.error)
+                for info in table_deletion_vectors(reader.restricted([], [entry]))}
+        cardinality, error = decoded.get(dv.data_file, (None, "not in its index file"))
+        if error is not None or cardinality is None:
+            problems.append(f"deletion vector of {dv.data_file}: {error}")
+            return 0
+        return int(cardinality)
 
     def row(self, reader: SnapshotReader, tags: list[str],
             read: tuple[list[tuple[int, tuple[Any, ...], _File | None]] | None, list[str]] | None = None

@@ -133,12 +133,19 @@ def alter_schema(writer: Writer, set_options: Mapping[str, str] | None, reset_op
     schema = TableSchema.from_json(doc)
     validate(schema)  # index and stats options, table layout: before anything is written
     target = writer.path / "schema" / f"schema-{schema_id}"
-    try:
-        with open(target, "x", encoding="utf-8") as fh:
-            fh.write(paimon_json(doc))
-    except FileExistsError:
-        raise FileExistsError(f"{target} exists: the schema was changed concurrently") from None
+    if not _write_new(target, paimon_json(doc)):
+        raise FileExistsError(f"{target} exists: the schema was changed concurrently")
     return schema
+
+
+def _write_new(path: Path, text: str) -> bool:
+    """Create ``path`` with ``text``; False (nothing written) when it exists already."""
+    try:
+        with open(path, "x", encoding="utf-8") as fh:
+            fh.write(text)
+    except FileExistsError:
+        return False
+    return True
 
 
 # ---- reading the latest snapshot --------------------------------------------------------------
@@ -449,9 +456,6 @@ def write_tag(writer: Writer, name: str, snapshot_id: int | None) -> Path:
     tag_dir = writer.path / "tag"
     tag_dir.mkdir(exist_ok=True)
     target = tag_dir / f"tag-{name}"
-    try:
-        with open(target, "x", encoding="utf-8") as fh:
-            fh.write(paimon_json(snapshot))
-    except FileExistsError:
-        raise ValueError(f"tag {name!r} already exists ({target})") from None
+    if not _write_new(target, paimon_json(snapshot)):
+        raise ValueError(f"tag {name!r} already exists ({target})")
     return target
