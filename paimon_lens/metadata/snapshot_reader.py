@@ -290,7 +290,10 @@ class SnapshotReader:
     @consistent
     def manifest_entries(self) -> list[ManifestEntry]:
         """Every entry of every manifest of the snapshot, ADD and DELETE, in order."""
-        metas = self.manifest_files()
+        return self._entries_of(self.manifest_files())
+
+    def _entries_of(self, metas: Sequence[ManifestFileMeta]) -> list[ManifestEntry]:
+        """The entries of the manifests ``metas``, in order (each manifest read once per table)."""
         names = [m.file_name for m in metas]
         sizes = {m.file_name: m.file_size for m in metas}
         todo = [(n, sizes[n]) for n in dict.fromkeys(names) if n not in self._cache.manifests]
@@ -396,14 +399,45 @@ class SnapshotReader:
     def live_files(self) -> list[LiveFile]:
         """Live data files with partition, path and stats (mapped to :attr:`schema`) decoded."""
         if self._files is None:
-            manifest_dir = self.manifest_dir
-            partitions: dict[bytes, dict[str, Any]] = {}
-            prefixes: dict[tuple[bytes, int], str] = {}
-            layouts: dict[tuple[Any, ...], StatsLayout] = {}
-            entries = self.live_entries()
-            with gc_paused():
-                self._files = [self._live_file(e, manifest_dir, partitions, prefixes, layouts) for e in entries]
+            self._files = self._listed(self.live_entries())
         return self._files
+
+    @consistent
+    def live_files_where(self, partition_keep: Callable[[bytes], bool],
+                         manifest_keep: Callable[[ManifestFileMeta], bool] | None = None
+                         ) -> tuple[list[LiveFile], list[ManifestFileMeta]]:
+        """The live files whose partition ``partition_keep`` (given the partition's BinaryRow bytes)
+        keeps, in :meth:`live_files` order, and the manifests that were not read for them.
+
+        When the live files are not listed yet, only the manifests ``manifest_keep`` admits are read
+        (a manifest it rejects must hold no entry of a kept partition: Paimon's test of the manifest
+        list's partition stats), and only the kept partitions' entries are merged and decoded; once
+        listed, the files are indexed by partition (once per snapshot) and no manifest is skipped.
+        """
+        if self._files is None and self._live is None and manifest_keep is not None:
+            metas = self.manifest_files()
+            read = [m for m in metas if manifest_keep(m)]
+            if len(read) < len(metas):
+                skipped = [m for m in metas if not manifest_keep(m)]
+                with gc_paused():
+                    entries = [e for e in self._entries_of(read) if partition_keep(e.partition)]
+                    return self._listed(merge_entries(entries)), skipped
+        files = self.live_files()
+        by_partition: dict[bytes, list[int]] = self.memo("live_files_by_partition", lambda: _positions(files))
+        kept = [p for part, positions in by_partition.items() if partition_keep(part) for p in positions]
+        if len(kept) == len(files):
+            return list(files), []
+        kept.sort()
+        return [files[i] for i in kept], []
+
+    def _listed(self, entries: Sequence[ManifestEntry]) -> list[LiveFile]:
+        """Live files of ``entries`` (partitions, paths and stats layouts decoded once per listing)."""
+        manifest_dir = self.manifest_dir
+        partitions: dict[bytes, dict[str, Any]] = {}
+        prefixes: dict[tuple[bytes, int], str] = {}
+        layouts: dict[tuple[Any, ...], StatsLayout] = {}
+        with gc_paused():
+            return [self._live_file(e, manifest_dir, partitions, prefixes, layouts) for e in entries]
 
     def file_size(self, relative: str) -> int | None:
         """Size of a file of the table (cached); None if it does not exist."""
@@ -421,6 +455,14 @@ class SnapshotReader:
             return len(f.embedded_index)
         rel = lf.index_file_path
         return None if rel is None else self.file_size(rel)
+
+def _positions(files: Sequence[LiveFile]) -> dict[bytes, list[int]]:
+    """Positions of the files of each partition (BinaryRow bytes), in order."""
+    out: dict[bytes, list[int]] = {}
+    for i, lf in enumerate(files):
+        out.setdefault(lf.entry.partition, []).append(i)
+    return out
+
 
 def _read_manifest(file_io: FileIO, manifest_dir: str, name_size: tuple[str, int | None]) -> list[ManifestEntry]:
     return read_manifest(file_io, manifest_dir, *name_size)

@@ -25,7 +25,7 @@ def environment() -> jinja2.Environment:
 
 def render_explain(report: ExplainReport, include_files: bool = True) -> str:
     """The explain report as a self-contained HTML fragment (the per-file table optional)."""
-    summary = report.summary()
+    summary = report.summary(complete=False)  # the files of partitions Paimon does not read stay unlisted
     funnel = summary["funnel"]
     top = max((r["files"] for r in funnel), default=1) or 1
     rows: list[dict[str, Any]] = [
@@ -36,12 +36,19 @@ def render_explain(report: ExplainReport, include_files: bool = True) -> str:
          "partition_text": ", ".join(f"{k}={v}" for k, v in f.partition.items()), "read": f.read,
          "stage": f.stage, "rows_after_dv": f.rows_after_dv, "matching_rows": f.matching_rows,
          "reason": f.reason, "flags": f.flags, "error": f.error, "branch": f.branch}
-        for f in report.files
+        for f in report.candidate_files
     ]
+    unread = None
+    if not report.complete:
+        m = report.skipped_manifests
+        unread = ((f"{len(m)} manifests ({sum(x.num_added_files + x.num_deleted_files for x in m)} entries) "
+                   "were not read: their partition stats exclude the predicate (Paimon does not read them "
+                   "either). ") if m else "") + ("The files of the other partitions, all removed at the partition "
+                                                 "stage, are not counted here: report.files lists every file.")
     return environment().get_template("explain.html.j2").render(
         where=report.where, predicate=str(report.predicate), snapshot_id=report.snapshot_id,
-        paimon_version=report.paimon_version, notes=report.notes, funnel=rows, files=files, truth=report.truth,
-        summary=summary, include_files=include_files)
+        paimon_version=report.paimon_version, notes=report.candidate_notes, funnel=rows, files=files,
+        truth=report.truth, summary=summary, include_files=include_files, unread=unread)
 
 
 def render_table(table: SnapshotReader) -> str:

@@ -25,8 +25,9 @@ matches (wasted I/O, e.g. a bloom-filter false positive) is visible.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap
@@ -46,6 +47,7 @@ from .versions import rules_of
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..metadata.manifest import ManifestFileMeta
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
     from .scan import PlanDecision
     from .versions import PaimonRules
@@ -123,28 +125,97 @@ class FileVerdict:
         return None if self.matching_positions is None else len(self.matching_positions)
 
 
-@dataclass
 class ExplainReport:
-    """The per-file verdicts of one predicate on one snapshot, and the funnel they make."""
+    """The per-file verdicts of one predicate on one snapshot, and the funnel they make.
 
-    table: SnapshotReader
-    where: str
-    predicate: Predicate
-    files: list[FileVerdict]
-    truth: bool = False
-    notes: list[str] = field(default_factory=list)
-    snapshot_id: int | None = None
-    """The snapshot explained (the table's when the report was made; a table that follows the latest
-    snapshot may move on later)."""
+    An explanation of a predicate with a partition filter plans the kept partitions' files first
+    (reading only the manifests whose partition stats may hold them, as Paimon's scan does); the
+    other live files, all removed at the partition stage, are listed on first use of :attr:`files`,
+    :attr:`notes`, :meth:`summary`, :meth:`to_dict` or :meth:`to_frame` (:attr:`candidate_files`
+    and :attr:`complete` do not list them).
 
-    rules: PaimonRules = None  # type: ignore[assignment]  # set from the table when not given
-    """The Paimon release's rules the explanation applies."""
+    Attributes:
+        table: the table explained.
+        where: the predicate's SQL text.
+        predicate: the bound predicate.
+        truth: the ground truth was computed (``matching_*`` fields).
+        snapshot_id: the snapshot explained (the table's when the report was made; a table that
+            follows the latest snapshot may move on later).
+        rules: the Paimon release's rules the explanation applies.
+        skipped_manifests: the manifests Paimon does not read for this predicate (their partition
+            stats exclude it), when they were not read for the explanation.
+    """
 
-    def __post_init__(self) -> None:
-        if self.snapshot_id is None:
-            self.snapshot_id = self.table.snapshot_id
-        if self.rules is None:
-            self.rules = rules_of(self.table)
+    def __init__(self, table: SnapshotReader, where: str, predicate: Predicate, files: list[FileVerdict],
+                 truth: bool = False, notes: list[str] | None = None, snapshot_id: int | None = None,
+                 rules: PaimonRules | None = None) -> None:
+        self.table = table
+        self.where = where
+        self.predicate = predicate
+        self._files = files
+        self.truth = truth
+        self._notes: list[str] = [] if notes is None else notes
+        self.snapshot_id = table.snapshot_id if snapshot_id is None else snapshot_id
+        self.rules: PaimonRules = rules or rules_of(table)
+        self.skipped_manifests: list[ManifestFileMeta] = []
+        self._rest: Callable[[], tuple[list[FileVerdict], list[str]]] | None = None
+
+    @property
+    def files(self) -> list[FileVerdict]:
+        """One verdict per live file of the snapshot, in :meth:`SnapshotReader.live_files` order."""
+        self._complete()
+        return self._files
+
+    @files.setter
+    def files(self, value: list[FileVerdict]) -> None:
+        self._rest = None
+        self._files = value
+
+    @property
+    def notes(self) -> list[str]:
+        """What the explanation could not read or model, and what the modelled release leaves out."""
+        self._complete()
+        return self._notes
+
+    @notes.setter
+    def notes(self, value: list[str]) -> None:
+        self._complete()
+        self._notes = value
+
+    @property
+    def candidate_files(self) -> list[FileVerdict]:
+        """The verdicts known without listing the partitions the partition filter removes (all of
+        :attr:`files` once :attr:`complete`)."""
+        return self._files
+
+    @property
+    def candidate_notes(self) -> list[str]:
+        """The notes known without listing the partitions the partition filter removes (all of
+        :attr:`notes` once :attr:`complete`)."""
+        return self._notes
+
+    @property
+    def complete(self) -> bool:
+        """Every live file has its verdict (the removed partitions' files were listed)."""
+        return self._rest is None
+
+    def _defer(self, rest: Callable[[], tuple[list[FileVerdict], list[str]]],
+               skipped: list[ManifestFileMeta]) -> None:
+        """List the remaining files with ``rest() -> (every verdict in order, every note)`` on first use."""
+        self._rest = rest
+        self.skipped_manifests = list(skipped)
+
+    def _complete(self) -> None:
+        rest, self._rest = self._rest, None
+        if rest is not None:
+            self._files, self._notes = rest()
+
+    def __repr__(self) -> str:
+        s = self.summary(complete=False)
+        unread = f", {len(self.skipped_manifests)} manifests not read" if self.skipped_manifests else ""
+        files = f"{s['files']} files" if self.complete else f"{s['files']} files of the kept partitions{unread}"
+        return (f"<ExplainReport {self.where!r}: {files} -> {s['planned_files']} planned -> "
+                f"{s['read_files']} read ({s['rows_after_dv']} rows)>")
 
     @property
     def paimon_version(self) -> str:
@@ -152,38 +223,48 @@ class ExplainReport:
         return self.rules.version
 
     # ---- summaries --------------------------------------------------------------------------
-    def funnel(self) -> list[dict[str, Any]]:
-        """Files, bytes and rows still in play after each stage (planning, then reading)."""
+    def funnel(self, complete: bool = True) -> list[dict[str, Any]]:
+        """Files, bytes and rows still in play after each stage (planning, then reading).
+
+        ``complete=False``: over :attr:`candidate_files` (no manifest read for the others); its
+        first row is then the files of the kept partitions unless :attr:`complete`.
+        """
         rows = []
-        alive = list(self.files)
-        rows.append(_stage_row("all files", alive))
+        alive = list(self.files if complete else self._files)
+        rows.append(_stage_row("all files" if self.complete else "files of the kept partitions", alive))
         for stage in STAGES:
             alive = [f for f in alive if f.stage != stage]
             rows.append(_stage_row(STAGE_LABELS.get(stage, f"after {stage}"), alive, stage))
         return rows
 
-    def summary(self) -> dict[str, Any]:
-        """Totals: files/bytes/rows at each step, and truth when it was computed."""
-        planned = [f for f in self.files if f.planned]
-        read = [f for f in self.files if f.read]
+    def summary(self, complete: bool = True) -> dict[str, Any]:
+        """Totals: files/bytes/rows at each step, and truth when it was computed.
+
+        ``complete=False``: over :attr:`candidate_files` (see :meth:`funnel`); the planned and
+        read totals are the same either way, the totals of all files and of the partition stage
+        count the kept partitions only until :attr:`complete`.
+        """
+        files = self.files if complete else self._files
+        planned = [f for f in files if f.planned]
+        read = [f for f in files if f.read]
         out: dict[str, Any] = {
-            "files": len(self.files),
-            "bytes": sum(f.file_size for f in self.files),
-            "rows": sum(f.row_count for f in self.files),
+            "files": len(files),
+            "bytes": sum(f.file_size for f in files),
+            "rows": sum(f.row_count for f in files),
             "planned_files": len(planned),
             "planned_bytes": sum(f.file_size for f in planned),
             "read_files": len(read),
             "read_bytes": sum(f.file_size for f in read),
             "rows_after_dv": sum(f.rows_after_dv for f in read),
-            "skipped_by": {s: sum(1 for f in self.files if f.stage == s) for s in STAGES},
-            "funnel": self.funnel(),
-            "files_with_errors": sum(1 for f in self.files if f.error),
+            "skipped_by": {s: sum(1 for f in files if f.stage == s) for s in STAGES},
+            "funnel": self.funnel(complete),
+            "files_with_errors": sum(1 for f in files if f.error),
         }
         if self.truth:
-            out["matching_files"] = sum(1 for f in self.files if f.matching_rows)
-            out["matching_rows"] = sum(f.matching_rows or 0 for f in self.files)
+            out["matching_files"] = sum(1 for f in files if f.matching_rows)
+            out["matching_rows"] = sum(f.matching_rows or 0 for f in files)
             out["read_files_without_match"] = sum(1 for f in read if not f.matching_rows)
-            out["skipped_files_with_match"] = sum(1 for f in self.files if not f.read and f.matching_rows)
+            out["skipped_files_with_match"] = sum(1 for f in files if not f.read and f.matching_rows)
         return out
 
     # ---- output -----------------------------------------------------------------------------
@@ -269,11 +350,6 @@ class ExplainReport:
     def _repr_html_(self) -> str | None:
         return render_html(self)
 
-    def __repr__(self) -> str:
-        s = self.summary()
-        return (f"<ExplainReport {self.where!r}: {s['files']} files -> {s['planned_files']} planned -> "
-                f"{s['read_files']} read ({s['rows_after_dv']} rows)>")
-
 
 
 def _stage_row(name: str, files: Sequence[FileVerdict], stage: str = "") -> dict[str, Any]:
@@ -307,8 +383,9 @@ def _bitmaps(infos: Any) -> dict[str, BitMap]:
     return out
 
 
-def _version_notes(table: SnapshotReader, predicate: Predicate, rules: PaimonRules) -> list[str]:
-    """What the modelled ``rules`` leave out for this table and predicate."""
+def _version_notes(table: SnapshotReader, predicate: Predicate, rules: PaimonRules,
+                   files: Sequence[LiveFile]) -> list[str]:
+    """What the modelled ``rules`` leave out for this table, predicate and live ``files``."""
     notes: list[str] = []
     if data_evolution_enabled(table) and not rules.data_evolution:
         notes.append(f"Paimon {rules.version} cannot read data-evolution tables (1.3+); the plan shown "
@@ -317,7 +394,7 @@ def _version_notes(table: SnapshotReader, predicate: Predicate, rules: PaimonRul
         current = {f.id: f.type.copy(True) for f in table.schema.fields}
         columns = {leaf.field for leaf in leaves(predicate)}
         changed = set()
-        for sid in {lf.entry.file.schema_id for lf in table.live_files()} - {table.schema.id}:
+        for sid in {lf.entry.file.schema_id for lf in files} - {table.schema.id}:
             try:
                 old = table.schema_manager.schema(sid)
             except PaimonLensError:
@@ -344,7 +421,7 @@ def _group_dv(group: RowRangeGroup, dvs: dict[str, BitMap]) -> BitMap | None:
     return BitMap.union(*found) if found else None
 
 
-def _needed_deletion_vectors(table: SnapshotReader, wanted: set[str] | None
+def _needed_deletion_vectors(table: SnapshotReader, wanted: set[str] | None, files: Sequence[LiveFile]
                              ) -> tuple[dict[str, BitMap], dict[str, str], dict[str, int] | None]:
     """The deletion vectors the read stage needs: decoded for the ``wanted`` data files only (the
     index files holding them), with every other file's deleted-row count taken from the index
@@ -365,7 +442,7 @@ def _needed_deletion_vectors(table: SnapshotReader, wanted: set[str] | None
     decoded: dict[str, list[Any]] = table.memo("deletion_vectors_by_index_file", dict)  # kept for the next explain
     todo = [e for e in needed if e.file_name not in decoded]
     if todo:
-        part = table.restricted(table.live_entries(), todo)
+        part = table.restricted([lf.entry for lf in files], todo)
         for info in table_deletion_vectors(part):
             decoded.setdefault(info.index_file.rsplit("/", 1)[-1], []).append(info)
         for e in todo:
@@ -423,28 +500,79 @@ def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = Fals
             newest release modelled).
     """
     from ..predicate.parser import parse_where
-    from .scan import plan
 
     predicate = parse_where(where, table.schema.fields) if isinstance(where, str) else where
     text = where if isinstance(where, str) else str(where)
     with gc_paused():  # one pause for reading, planning and the read stage (see gc_pause)
         rules = rules or rules_of(table)
-        decisions = {d.file_name: d for d in plan(table, predicate, index_enabled=index_enabled, rules=rules)}
-        return _verdicts(table, predicate, text, decisions, truth, index_enabled, rules)
+        found = None if truth or data_evolution_enabled(table) else _candidates(table, predicate, rules)
+        files = table.live_files() if found is None else found[0]
+        verdicts, notes = _explained(table, predicate, files, truth, index_enabled, rules)
+        report = ExplainReport(table, text, predicate, verdicts, truth,
+                               _version_notes(table, predicate, rules, files) + notes, rules=rules)
+    if found is not None:
+        report._defer(partial(_all_files, table, predicate, index_enabled, rules, verdicts, notes), found[1])
+    return report
 
 
-def _verdicts(table: SnapshotReader, predicate: Predicate, text: str, decisions: dict[str, PlanDecision],
-              truth: bool, index_enabled: bool, rules: PaimonRules) -> ExplainReport:
-    """The read stage (and the ground truth) after planning, file by file."""
+def _candidates(table: SnapshotReader, predicate: Predicate, rules: PaimonRules
+                ) -> tuple[list[LiveFile], list[ManifestFileMeta]] | None:
+    """The live files of the partitions the predicate's partition filter keeps, and the manifests not
+    read for them; None when every live file is to be explained (see :mod:`.manifests`)."""
+    from .compare import signed_binary_order
+    from .manifests import candidates
+    from .scan import partition_filter
+
+    with signed_binary_order(rules.signed_binary_compare):
+        return candidates(table, partition_filter(table, predicate, rules.partition_conjuncts_whole))
+
+
+def _explained(table: SnapshotReader, predicate: Predicate, files: list[LiveFile], truth: bool,
+               index_enabled: bool, rules: PaimonRules) -> tuple[list[FileVerdict], list[str]]:
+    """The verdicts of ``files`` (planned together) and the notes about them."""
+    from .scan import plan
+
+    decisions = {d.file_name: d for d in plan(table, predicate, index_enabled=index_enabled, rules=rules,
+                                              files=files)}
+    return _verdicts(table, predicate, decisions, truth, index_enabled, rules, files)
+
+
+def _all_files(table: SnapshotReader, predicate: Predicate, index_enabled: bool, rules: PaimonRules,
+               kept: list[FileVerdict], kept_notes: list[str]) -> tuple[list[FileVerdict], list[str]]:
+    """Every live file's verdict in order (``kept``, the candidates', and the others' planned now)
+    and every note."""
+    with gc_paused():
+        files = table.live_files()
+        have = {v.file_name for v in kept}
+        rest = [lf for lf in files if lf.entry.file.file_name not in have]
+        others, other_notes = _explained(table, predicate, rest, False, index_enabled, rules)
+        by_name = {v.file_name: v for v in kept}
+        by_name.update((v.file_name, v) for v in others)
+        order = {lf.entry.file.file_name: i for i, lf in enumerate(files)}
+        notes = sorted(kept_notes + other_notes, key=lambda n: note_position(n, order))
+        return ([by_name[lf.entry.file.file_name] for lf in files],
+                _version_notes(table, predicate, rules, files) + notes)
+
+
+def note_position(note: str, order: dict[str, int]) -> int:
+    """The position of the file a note is about (file notes start with ``file_name:``); last if none."""
+    name = note.split(":", 1)[0]
+    return order.get(name, len(order))
+
+
+def _verdicts(table: SnapshotReader, predicate: Predicate, decisions: dict[str, PlanDecision],
+              truth: bool, index_enabled: bool, rules: PaimonRules, files: list[LiveFile]
+              ) -> tuple[list[FileVerdict], list[str]]:
+    """The read stage (and the ground truth) after planning, file by file: (verdicts, notes)."""
     if truth:
         from .truth import group_matching_positions, matching_positions
 
     wanted = None if truth else {name for name, d in decisions.items() if d.planned}
-    dvs, dv_errors, dv_counts = _needed_deletion_vectors(table, wanted)
+    dvs, dv_errors, dv_counts = _needed_deletion_vectors(table, wanted, files)
     verdicts: list[FileVerdict] = []
-    notes: list[str] = _version_notes(table, predicate, rules)
+    notes: list[str] = []
     groups = _groups_by_file(table)
-    for lf in table.live_files():
+    for lf in files:
         f = lf.entry.file
         d = decisions[f.file_name]
         dv = dvs.get(f.file_name)
@@ -530,4 +658,4 @@ def _verdicts(table: SnapshotReader, predicate: Predicate, text: str, decisions:
             index_selected_rows=selected, dv_removed_rows=removed,
         )
         verdicts.append(verdict)
-    return ExplainReport(table, text, predicate, verdicts, truth, notes, rules=rules)
+    return verdicts, notes

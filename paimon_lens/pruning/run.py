@@ -24,7 +24,7 @@ from ..engines.files import task_count
 from ..engines.local import LOCAL
 from ..metadata.manifest import IndexFileMeta, ManifestEntry
 from ..predicate.model import Predicate
-from .explain import ExplainReport, FileVerdict, explain
+from .explain import ExplainReport, FileVerdict, explain, note_position
 from .fallback import with_fallback
 from .scan import IndexAnswers, Pending
 from .versions import PaimonRules, rules_of
@@ -60,32 +60,38 @@ def explain_branch(table: SnapshotReader, wheres: Sequence[str | Predicate], *, 
 
     predicates = [parse_where(w, table.schema.fields) if isinstance(w, str) else w for w in wheres]
     texts = [w if isinstance(w, str) else str(w) for w in wheres]
-    files = table.live_files()
     parts = task_count(engine)
-    tasks: list[Task] = [None] if parts == 1 else _pack(_groups(table), parts) if files else []
+    tasks: list[Task] = [None] if parts == 1 else _pack(_groups(table), parts) if table.live_files() else []
     fn = partial(_explain_task, table.handle(), predicates, truth, index_enabled, rules)
     results = engine.map(fn, tasks)
-    if len(results) == 1:  # one task: its reports, in order already
+    if len(results) == 1 and not results[0].pickled:  # one task here: its own reports
+        reports = []
+        for report, predicate, text in zip(results[0], predicates, texts):
+            report.where, report.predicate = text, predicate
+            reports.append(report)
+        return reports
+    if len(results) == 1:  # one task elsewhere: its verdicts, in order already
         reports = [ExplainReport(table, text, predicate, verdicts, truth, notes, rules=rules)
                    for (verdicts, notes), predicate, text in zip(results[0], predicates, texts)]
     else:
         reports = _merge(table, results, predicates, texts, truth, rules)
     by_name: dict[str, LiveFile] | None = None
-    for report in reports if any(r.pickled for r in results) else ():
+    for report in reports:
         if any(isinstance(v.decision.index_state, Pending) for v in report.files):
-            by_name = by_name or {lf.entry.file.file_name: lf for lf in files}
+            by_name = by_name or {lf.entry.file.file_name: lf for lf in table.live_files()}
             _answer_pending(table, report, index_enabled, rules, by_name)
     return reports
 
 
 class _TaskAnswers(list):
-    """A task's ``(verdicts, notes)`` per predicate; ``pickled`` once it has left the task's process
-    (its verdicts may then carry :class:`Pending` index answers)."""
+    """A task's report per predicate; once it has left the task's process (``pickled``), each
+    report's ``(verdicts, notes)``, every file listed (its verdicts may then carry :class:`Pending`
+    index answers)."""
 
     pickled = False
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return _unpickled_answers, (list(self),)
+        return _unpickled_answers, ([(r.files, list(r.notes)) for r in self],)
 
 
 def _unpickled_answers(items: list[Any]) -> _TaskAnswers:
@@ -100,8 +106,7 @@ def _explain_task(handle: ReaderHandle, predicates: Sequence[Predicate], truth: 
     part = handle.restricted(*task) if task is not None else handle.reader()
     out = _TaskAnswers()
     for predicate in predicates:
-        report = explain(part, predicate, truth=truth, index_enabled=index_enabled, rules=rules)
-        out.append((report.files, list(report.notes)))
+        out.append(explain(part, predicate, truth=truth, index_enabled=index_enabled, rules=rules))
     return out
 
 
@@ -115,9 +120,10 @@ def _merge(table: SnapshotReader, results: list[_TaskAnswers],
         verdicts: list[FileVerdict] = []
         notes: list[tuple[int, str]] = []
         for per_predicate in results:
-            got, got_notes = per_predicate[k]
+            answer = per_predicate[k]
+            got, got_notes = (answer.files, answer.notes) if isinstance(answer, ExplainReport) else answer
             verdicts.extend(got)
-            notes.extend((_note_position(n, order), n) for n in got_notes)
+            notes.extend((note_position(n, order), n) for n in got_notes)
         verdicts.sort(key=lambda v: order[v.file_name])
         notes.sort(key=lambda p: p[0])
         reports.append(ExplainReport(table, text, predicate, verdicts, truth, [n for _, n in notes], rules=rules))
@@ -158,9 +164,3 @@ def _pack(groups: list[tuple[list[ManifestEntry], list[IndexFileMeta]]], parts: 
         target[0].extend(entries)
         target[1].extend(index_entries)
     return [b for b in bins if b[0]]
-
-
-def _note_position(note: str, order: dict[str, int]) -> int:
-    """The position of the file a note is about (notes start with ``file_name:``); last if none."""
-    name = note.split(":", 1)[0]
-    return order.get(name, len(order))

@@ -60,6 +60,7 @@ from .bucket import BucketSelector
 from .compare import compile_row_test, row_test, signed_binary_order
 from .evolution import devolve_filter, fields_within, filter_unsafe_filter, pick, split_and
 from .file_index_predicate import FileIndexPredicate
+from .manifests import rejected_manifests
 from .stats import StatsTest, compile_stats_test, stats_reason
 from .versions import rules_of
 
@@ -231,6 +232,7 @@ class _FileEval:
     index_consulted: bool = False  # the value stats passed, so the planner evaluates the embedded index
     key_reason: str = ""
     survives_scan: bool = True  # after partition, bucket, level and filterByStats
+    manifest_rejected: bool = False  # its partition passes, but its manifest's partition stats fail
     stage: str = ""
     reason: str = ""
 
@@ -353,6 +355,7 @@ class _Planner:
         self.paimon_09_bitmap_or = paimon_09_bitmap_or or rules.bitmap_or_bug
         self.partition_filter = partition_filter(table, predicate, rules.partition_conjuncts_whole)
         self.partition_test = None if self.partition_filter is None else compile_row_test(self.partition_filter)
+        self._rejected: dict[str, Any] | None = None  # manifests whose partition stats fail the filter
         self.data_filter = data_filter(table, predicate)
         self.pk = bool(self.schema.primary_keys)
         self.dv = _opt_bool(opts, "deletion-vectors.enabled", False)
@@ -419,6 +422,13 @@ class _Planner:
         if part_keep is None:
             part_keep = self._partition_keep[entry.partition] = (
                 self.partition_test is None or self.partition_test(lf.partition))
+        if part_keep and self.partition_filter is not None:
+            if self._rejected is None:
+                with signed_binary_order(self.rules.signed_binary_compare):
+                    self._rejected = rejected_manifests(self.table, self.partition_filter)
+            if entry.manifest in self._rejected:
+                part_keep = False  # Paimon does not read the manifest, whatever the entry says
+                ev.manifest_rejected = True
         d["partition_keep"] = part_keep
         buckets: frozenset[int] | None = None
         if self.bucket_selector is not None:
@@ -490,7 +500,13 @@ class _Planner:
 
     def _first_stage(self, ev: _FileEval, buckets: frozenset[int] | None) -> None:
         d = ev.decision
-        if not d["partition_keep"]:
+        if ev.manifest_rejected:
+            meta = (self._rejected or {})[ev.lf.entry.manifest]
+            ev.stage, ev.reason = "partition", (
+                f"its manifest {meta.file_name} is not read: the partition stats of the manifest list "
+                f"{meta.manifest_list} fail {self.partition_sql}, though the file's partition "
+                f"{_part(d['partition'])} passes (the stats are wrong)")
+        elif not d["partition_keep"]:
             why = self._partition_reasons.get(ev.lf.entry.partition)
             if why is None:
                 why = self._partition_reasons[ev.lf.entry.partition] = (
@@ -658,7 +674,8 @@ class IndexAnswers:
 
 
 def plan(table: SnapshotReader, predicate: Predicate | None, *, index_enabled: bool = True,
-         paimon_09_bitmap_or: bool = False, rules: PaimonRules | None = None) -> list[PlanDecision]:
+         paimon_09_bitmap_or: bool = False, rules: PaimonRules | None = None,
+         files: Sequence[LiveFile] | None = None) -> list[PlanDecision]:
     """Paimon's planning decision for every live data file of ``table`` under ``predicate``.
 
     Args:
@@ -671,10 +688,12 @@ def plan(table: SnapshotReader, predicate: Predicate | None, *, index_enabled: b
         rules: the Paimon release's rules (default: those of ``table.paimon_version``, else the
             newest release modelled).
 
+        files: plan these live files of ``table`` only (whole partitions; default: every live file).
+
     Returns:
         One :class:`PlanDecision` per live file, in ``table.live_files()`` order.
     """
-    files = table.live_files()
+    files = table.live_files() if files is None else files
     rules = rules or rules_of(table)
     with gc_paused(), signed_binary_order(rules.signed_binary_compare):
         planner = _Planner(table, predicate, index_enabled, paimon_09_bitmap_or, rules)

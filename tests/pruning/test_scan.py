@@ -277,7 +277,8 @@ def _file(name: str, stats: list[ColumnStats], *, level: int = 0, bucket: int = 
 def _table(schemas: list[TableSchema], files: list[LiveFile]) -> Any:
     by_id = {s.id: s for s in schemas}
     return SimpleNamespace(schema=schemas[-1], schema_manager=SimpleNamespace(schema=by_id.__getitem__),
-                           live_files=lambda: files, path="/nowhere", manifest_dir="/nowhere/manifest")
+                           live_files=lambda: files, path="/nowhere", manifest_dir="/nowhere/manifest",
+                           snapshot=None)  # no snapshot: no manifest list to prune with
 
 
 PK_FIELDS = (DataField(0, "k", BIGINT), DataField(1, "v", INT))
