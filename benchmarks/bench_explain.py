@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python -m benchmarks.bench_explain                 # 10,000 files, writes results_explain.md
+    python -m benchmarks.bench_explain                 # 10,000 files: RESULTS.md section, results_explain.md
     python -m benchmarks.bench_explain --quick         # 1,000 files, one repetition, prints only
     python -m benchmarks.bench_explain --files 20000   # another size
 
@@ -38,7 +38,9 @@ Before the runs ``paimon_lens/`` is byte-compiled (``compileall``, into the git-
 fresh interpreter, about 0.2-0.3 s that a user's kernel does not pay (``--no-compile`` measures
 that case).
 
-The results file keeps any text outside its ``<!-- results:begin/end -->`` markers (the analysis).
+A full run rewrites the benchmark's section of ``RESULTS.md`` (:func:`records`) and the measured part
+of ``results_explain.md``, which keeps any text outside its ``<!-- results:begin/end -->`` markers
+(the analysis).
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from benchmarks import records as rec
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results_explain.md"
 TARGET_S = 2.0
@@ -86,6 +90,9 @@ WARM = [
     "id = 1234567",
 ]
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
+SUMMARY = ("What a user waits for: `open_table` + the first `explain` of one predicate on a synthetic table of "
+           "many files (each run in a fresh interpreter), then `explain` of new predicates on the same table object.")
+KIND_NAMES = {"pk": "primary-key table with deletion vectors", "append": "append table"}
 
 
 # ---- table cache --------------------------------------------------------------------------------
@@ -438,6 +445,32 @@ def render(args: argparse.Namespace, results: dict[str, dict[str, Any]], built: 
     return "\n".join(lines)
 
 
+def kind_records(kind: str, files: int, runs: int, cold: tuple[float, float], warm: list[tuple[float, float]],
+                 planned: int, read: int) -> list[rec.Record]:
+    """The RESULTS.md rows of one table: cold open + first explain (medians of wall, CPU) and the warm explains."""
+    name = f"{KIND_NAMES[kind]}, {files:,} files"
+    result = (f"{_ms(cold[0])} wall, {_ms(cold[1])} CPU (median of {runs}); {files:,} files -> planned "
+              f"{planned:,} -> read {read:,}")
+    if kind == "pk":
+        first = rec.Record(f"cold `open_table` + first `explain` < {TARGET_S:.0f} s: {name}, every pruning stage",
+                           result, None, rec.verdict(cold[0] < TARGET_S))
+    else:
+        first = rec.Record(f"cold `open_table` + first `explain`: {name}", result)
+    return [first, rec.Record(f"warm `explain` of {len(warm)} new predicates on the same table object: {name}",
+                              ", ".join(_ms(w[0]) for w in warm) + " wall")]
+
+
+def records(results: dict[str, dict[str, Any]]) -> list[rec.Record]:
+    """The RESULTS.md rows of a run: :func:`kind_records` of every table measured."""
+    out: list[rec.Record] = []
+    for kind, r in results.items():
+        cold = r["cold_runs"]
+        out += kind_records(kind, cold[0]["files"], len(cold), _pair([x["cold"] for x in cold]),
+                            [_pair([x["warm"][i] for x in cold]) for i in range(len(WARM))],
+                            cold[0]["planned_files"], cold[0]["read_files"])
+    return out
+
+
 def write_marked_section(path: Path, text: str, title: str) -> None:
     """Replace the part of ``path`` between the results markers with ``text`` (which carries them),
     keeping the rest; a new file gets ``title`` as its heading."""
@@ -477,6 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(WORKERS[args.worker](args.table, args.where)))
         return 0
     args.code = code_version()  # before the runs: the state the numbers belong to
+    commit = rec.git_commit()
     if not args.no_compile:  # what installing the package does; see the module docstring
         compileall.compile_dir(ROOT / "paimon_lens", quiet=1)
     args.files = args.files or (1_000 if args.quick else 10_000)
@@ -505,6 +539,10 @@ def main(argv: list[str] | None = None) -> int:
     if (not args.quick or args.write) and not args.no_write:
         write_results(render(args, results, built))
         print(f"wrote {RESULTS}")
+    if not args.quick and not args.no_write:
+        rec.update_results("bench_explain", rec.command_line("bench_explain", argv), records(results),
+                           summary=SUMMARY, commit=commit, details=RESULTS.name)
+        print(f"wrote {rec.RESULTS}")
     return 0
 
 

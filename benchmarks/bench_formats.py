@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python -m benchmarks.bench_formats            # full run (a few minutes), numbers for RESULTS.md
+    python -m benchmarks.bench_formats            # full run (a few minutes): RESULTS.md section, results_formats.md
     python -m benchmarks.bench_formats --quick    # tiny sizes, a few seconds (the smoke test runs this)
 
 Sections (``--only`` picks some of them):
@@ -39,13 +39,15 @@ variants are run interleaved (A, B, C, A, B, C, ...). Before each timed call ``g
 runs and, on glibc, ``malloc_trim(0)`` settles the C heap, so that no variant pays for
 consolidating the many small chunks the previous one freed. A pure-Python calibration loop is
 timed at the start and the end to show how fast (or loaded) the machine was. Each section ends
-with ``RESULT`` lines (what RESULTS.md records); ``--profile`` adds a cProfile and a cost
-breakdown for every bitmap case below target and for the synthetic decode.
+with ``RESULT`` lines; a run without ``--quick`` turns them into the benchmark's ``RESULTS.md``
+section (:func:`records`) and writes its whole output to ``results_formats.md``. ``--profile`` adds a
+cProfile and a cost breakdown for every bitmap case below target and for the synthetic decode.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import ctypes
 import datetime as _dt
@@ -55,6 +57,7 @@ import math
 import os
 import platform
 import pstats
+import re
 import subprocess
 import sys
 import time
@@ -67,6 +70,7 @@ from typing import Any
 import numpy as np
 from pyroaring import BitMap
 
+from benchmarks import records as rec
 from paimon_lens.formats.bitmap import (
     VERSION_1,
     VERSION_2,
@@ -91,6 +95,11 @@ from paimon_lens.table import Table, open_table
 from paimon_lens.types import DataType, parse_type
 
 ROOT = Path(__file__).resolve().parent.parent
+DETAILS = Path(__file__).resolve().parent / "results_formats.md"
+SUMMARY = ("Decode speed of the file-index and deletion-vector formats: bitmap indexes against bare pyroaring, "
+           "bloom-filter probes, every index of the largest fixture tables and a synthetic set of 1,000 containers; "
+           "ratio: pyroaring time / paimon-lens time.")
+PACKAGES = ("paimon-lens", "pyroaring", "numpy", "pyarrow", "xxhash")
 FIXTURES = ROOT / "tests" / "fixtures"
 SECTIONS = ("bitmap", "bloom", "tables", "synthetic")
 BITMAP_TARGET = 0.50
@@ -642,6 +651,54 @@ def bench_synthetic(containers: int, unique: int, rows: int, repeat: int, profil
           f"{best['dvs'] / len(metas) * 1e6:.0f} us each (no target)")
 
 
+# ---- records -------------------------------------------------------------------------------------
+
+_BITMAP = re.compile(r"RESULT bitmap-decode (\w+): worst ratio ([\d.]+) \((.+?)\), aggregate (.+); "
+                     r"target >= ([\d.]+): (\w+)$")
+_BLOOM = re.compile(r"RESULT bloom-probe BIGINT numpy might_contain_many: (.+); target >= (\d+) M/s: (\w+)$")
+_STRING = re.compile(r"RESULT bloom-probe STRING might_contain_many: (.+) \(no target\)$")
+_TABLE = re.compile(r"RESULT table-decode (\S+): (.+) for (\d+) indexes \+ (\d+) DVs \(no target\)$")
+_SYNTHETIC = re.compile(r"RESULT synthetic-decode ([\d,]+) containers x 4 indexes: (.+) \(no target\)$")
+
+
+def records(lines: Sequence[str]) -> list[rec.Record]:
+    """The RESULTS.md rows of a run, from its ``RESULT`` lines (in their order)."""
+    out = []
+    for line in lines:
+        if m := _BITMAP.match(line):
+            api, ratio, case, aggregate, target, met = m.groups()
+            out.append(rec.Record(f"bitmap decode >= {float(target):.0%} of bare pyroaring, `{api}()`",
+                                  f"worst case {case}; aggregate {aggregate}", float(ratio), met))
+        elif m := _BLOOM.match(line):
+            result, target, met = m.groups()
+            out.append(rec.Record(f"bloom probes >= {target} M/s (BIGINT numpy batch, default sizing, hashing "
+                                  "included)", result, None, met))
+        elif m := _STRING.match(line):
+            out.append(rec.Record("bloom probes, STRING (a list of str, one xxhash per value)", m.group(1)))
+        elif m := _TABLE.match(line):
+            name, result, indexes, dvs = m.groups()
+            out.append(rec.Record(f"decode every file index and deletion vector of fixture table `{name}` "
+                                  f"({indexes} indexes, {dvs} DVs)", result))
+        elif m := _SYNTHETIC.match(line):
+            out.append(rec.Record(f"synthetic: decode {m.group(1)} containers of 4 indexes (bloom, bitmap, "
+                                  "range-bitmap, bsi) and as many deletion vectors", m.group(2)))
+        elif line.startswith("RESULT "):
+            raise ValueError(f"a RESULT line records() does not know: {line}")
+    return out
+
+
+def details_body(command: str, commit: str, output: str) -> str:
+    """The measured part of results_formats.md: the run's whole output."""
+    return f"Output of `{command}` at commit `{commit}`:\n\n```text\n{output.strip()}\n```"
+
+
+def write_results(command: str, commit: str, output: str, machine: rec.MachineFacts | str, date: str) -> None:
+    """The RESULTS.md section (from the output's RESULT lines) and results_formats.md."""
+    rec.update_results("bench_formats", command, records(output.splitlines()), summary=SUMMARY, machine=machine,
+                       commit=commit, date=date, details=DETAILS.name)
+    rec.write_details(DETAILS, details_body(command, commit, output), "File-index and deletion-vector decoding")
+
+
 # ---- main ----------------------------------------------------------------------------------------
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -657,14 +714,29 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the selected sections and print their results."""
+    """Run the selected sections and print their results; a run that is not ``--quick`` records them."""
     args = parse_args(argv)
+    record = not args.quick  # quick runs print only
+    commit = rec.git_commit() if record else ""  # before the run: the code the numbers belong to
+    date = rec.utc_now()
+    command = rec.command_line("bench_formats", argv)
+    tee = rec.Tee(sys.stdout)
+    with contextlib.redirect_stdout(tee):
+        run(args, command)
+    records(tee.text().splitlines())  # every RESULT line is known, also in quick runs
+    if record:
+        write_results(command, commit, tee.text(), rec.machine_facts(PACKAGES), date)
+        print(f"wrote {rec.RESULTS} and {DETAILS}")
+    return 0
+
+
+def run(args: argparse.Namespace, command: str) -> None:
+    """The selected sections, printing their output."""
     quick = args.quick
     repeat = args.repeat or (1 if quick else 7)
     sections = args.only or list(SECTIONS)
     mode = "quick" if quick else "full"
-    print(f"paimon-lens format benchmarks ({mode}): python -m benchmarks.bench_formats "
-          + " ".join(sys.argv[1:] if argv is None else argv))
+    print(f"paimon-lens format benchmarks ({mode}): {command}")
     for line in machine_facts():
         print(line)
     print(f"calibration: 1M-iteration Python loop {calibration_ms():.1f} ms (best of 5)")
@@ -682,7 +754,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             bench_synthetic(containers=1_000, unique=100, rows=10_000, repeat=min(repeat, 3), profile=args.profile)
     print(f"\ncalibration at the end: 1M-iteration Python loop {calibration_ms():.1f} ms (best of 5)")
     print(f"total benchmark time {time.perf_counter() - t0:.0f} s")
-    return 0
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 Run from the repository root::
 
-    python -m benchmarks.bench_history            # 1,000 snapshots, ~10,000 live files; writes results_history.md
+    python -m benchmarks.bench_history            # 1,000 snapshots, ~10,000 live files; writes its RESULTS.md
+                                                  # section and results_history.md
     python -m benchmarks.bench_history --quick    # 60 snapshots, ~600 files; prints only (the smoke test)
     python -m benchmarks.bench_history --engine spark [--spark-master URL] [--rebuild]
                                                   # the table built by synth_history's Spark tasks
@@ -36,13 +37,14 @@ executor.
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
-import platform
-import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from benchmarks import records as rec
 
 RESULTS = Path(__file__).resolve().parent / "results_history.md"
 PARTITIONS = 200
@@ -51,6 +53,47 @@ COMPACT_EVERY = 50
 TARGET_RATIO = 6.0
 """Target: history over all snapshots costs at most this many times the first quarter's (linear: 4;
 snapshots x files: ~16)."""
+SUMMARY = ("Time of `history()` over a 1,000-snapshot append table with ~10,000 live files, how it grows from the "
+           "first quarter of the snapshots to all of them, and reading every snapshot whole for comparison.")
+
+
+@dataclass(frozen=True)
+class HistoryResult:
+    """The numbers a full run records (seconds unless named otherwise)."""
+
+    snapshots: int
+    live_files: int
+    total_s: float
+    per_snapshot_ms: float
+    quarter_s: float  # history() over the first quarter of the snapshots
+    all_s: float  # history() over all of them
+    ratio: float  # all_s / quarter_s
+    snapshots_ratio: float  # all / first quarter, in snapshots
+    files_ratio: float  # all / first quarter, in snapshots x live files
+    whole_all_s: float
+
+
+def records(r: HistoryResult) -> list[rec.Record]:
+    """The RESULTS.md rows: the scaling target, the timeline's time, reading whole for comparison."""
+    target = (f"the timeline's cost grows with the commits, not with snapshots x files: all snapshots vs the first "
+              f"quarter <= {TARGET_RATIO:g}x (linear in snapshots: {r.snapshots_ratio:.0f}x; snapshots x live "
+              f"files: {r.files_ratio:.1f}x)")
+    return [
+        rec.Record(target, f"{r.quarter_s:.2f} s -> {r.all_s:.2f} s", r.ratio, rec.verdict(r.ratio <= TARGET_RATIO)),
+        rec.Record(f"`history()` on {r.snapshots:,} snapshots, {r.live_files:,} live files",
+                   f"{r.total_s:.2f} s, {r.per_snapshot_ms:.2f} ms per snapshot"),
+        rec.Record("reading every snapshot whole instead (extrapolated from 10)", f"{r.whole_all_s:.1f} s",
+                   f"{r.whole_all_s / r.total_s:.0f}x the timeline"),
+    ]
+
+
+def write_results(command: str, commit: str, result: HistoryResult, output: Sequence[str],
+                  machine: rec.MachineFacts | str | None = None, date: str | None = None) -> None:
+    """The benchmark's RESULTS.md section and results_history.md (the run's RESULT lines)."""
+    rec.update_results("bench_history", command, records(result), summary=SUMMARY, machine=machine, commit=commit,
+                       date=date, details=RESULTS.name)
+    body = "\n".join([f"Output of `{command}` at commit `{commit}`:", "", "```text", *output, "```"])
+    rec.write_details(RESULTS, body, "Table history: cost per snapshot")
 
 
 def build(path: Path, snapshots: int) -> dict[str, Any]:
@@ -143,23 +186,6 @@ def measure(path: Path) -> dict[str, Any]:
             "problems": full.problems}
 
 
-def _machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        nproc = subprocess.run(["nproc"], capture_output=True, text=True, check=False).stdout.strip()
-    except OSError:
-        nproc = "?"
-    return f"{platform.system()} {platform.release()} {cpu}, nproc {nproc}, Python {platform.python_version()}"
-
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              check=False).stdout.strip() or "?"
-    except OSError:
-        return "?"
-
-
 def main(argv: list[str] | None = None) -> int:
     """Build (or reuse) the table, measure, print the RESULT lines; write results_history.md at full size."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -172,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rebuild", action="store_true", help="build the table again even when it is cached")
     args = parser.parse_args(argv)
     snapshots = args.snapshots or (60 if args.quick else 1000)
+    commit = rec.git_commit()  # before the run: the code the numbers belong to
     synth = args.engine != "writer"
     root = Path(tempfile.gettempdir()) / "paimon-lens-bench" / f"history-{snapshots}{'-synth' if synth else ''}"
     if args.rebuild or not (root / "snapshot" / "LATEST").exists():
@@ -204,39 +231,10 @@ def main(argv: list[str] | None = None) -> int:
         print("PROBLEMS", m["problems"][:5])
     if args.quick or args.snapshots:
         return 0
-    verdict = "**MET**" if ratio <= TARGET_RATIO else "**NOT MET**"
-    now = _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    target = (f"the timeline's cost grows with the commits, not with snapshots x files: all snapshots vs the first "
-              f"quarter <= {TARGET_RATIO:g}x (linear in snapshots: {ends[-1] / ends[0]:.0f}x; snapshots x live "
-              f"files: {files_ratio:.1f}x)")
-    rows = [
-        f"| {target} | {m['scaling'][ends[0]]:.2f} s -> {m['scaling'][ends[-1]]:.2f} s | {ratio:.2f} | {verdict} |",
-        f"| `history()` on {m['snapshots']:,} snapshots, {m['live_files']:,} live files | {m['total_s']:.2f} s, "
-        f"{m['per_snapshot_ms']:.2f} ms per snapshot | - | no target |",
-        f"| reading every snapshot whole instead (extrapolated from 10) | {m['whole_all_s']:.1f} s | "
-        f"{m['whole_all_s'] / m['total_s']:.0f}x the timeline | no target |",
-    ]
-    table_md = "\n".join(rows)
-    command = "python -m benchmarks.bench_history" + (f" --engine {args.engine}" if synth else "")
-    output = "\n".join(lines)
-    RESULTS.write_text(f"""# Table history: cost per snapshot
-
-Recorded with `python -m benchmarks.bench_history` (see its module docstring); rerunning it
-regenerates this file.
-
-| target | result | ratio | verdict |
-| --- | --- | --- | --- |
-{table_md}
-
-- machine: {_machine()}
-- command: `{command}`
-- commit: `{_commit()}`, {now}
-
-```text
-{output}
-```
-""", encoding="utf-8")
-    print(f"wrote {RESULTS}")
+    result = HistoryResult(m["snapshots"], m["live_files"], m["total_s"], m["per_snapshot_ms"], m["scaling"][ends[0]],
+                           m["scaling"][ends[-1]], ratio, ends[-1] / ends[0], files_ratio, m["whole_all_s"])
+    write_results(rec.command_line("bench_history", argv), commit, result, lines)
+    print(f"wrote {rec.RESULTS} and {RESULTS}")
     return 0
 
 

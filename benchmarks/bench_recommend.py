@@ -11,7 +11,8 @@ process, printing the phases (profile, what-if: build + evaluate, advice) and th
     python -m benchmarks.bench_recommend --quick         # 8 files x 2,000 rows
     python -m benchmarks.bench_recommend --files 100 --rows 20000 --max-files 20
 
-Results go to ``benchmarks/results_recommend.md`` (``--no-write`` to skip).
+A full run rewrites the benchmark's section of ``benchmarks/RESULTS.md`` (:func:`records`) and
+``benchmarks/results_recommend.md`` (``--no-write`` to skip both).
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ import datetime as _dt
 import os
 import platform
 import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+from benchmarks import records as rec
 
 WORKLOAD = [
     ("id = 17", 5.0), ("id = 123457", 5.0), ("id = 99999999", 5.0),
@@ -34,6 +36,11 @@ WORKLOAD = [
     ("seq = 30000", 2.0), ("seq BETWEEN 100 AND 300", 2.0),
     ("ts >= TIMESTAMP '2026-01-01 10:00:00' AND status = 'new'", 1.0),
 ]
+SUMMARY = ("Time of `paimon_lens.recommend` phase by phase (profile, what-if build and evaluation, advice) on a "
+           "table written by `paimon_lens.writer`, on all files and on a `max_files` sample; ratio: the sample's "
+           "time / all files' time.")
+Pass = tuple[str, float, dict[str, float], list[str]]
+"""One recommend pass: label, load average, phase times (and ``candidates``), advice lines."""
 
 
 def build_table(root: Path, files: int, rows: int, seed: int = 1) -> Path:
@@ -114,12 +121,24 @@ def timed_recommend(path: Path, max_files: int | None) -> tuple[dict[str, float]
     return times, advice
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+def records(files: int, rows: int, passes: Sequence[Pass]) -> list[rec.Record]:
+    """The RESULTS.md rows: one per pass (total and phases; the sample against all files)."""
+    out = []
+    first = passes[0]
+    for label, _, times, advice in passes:
+        result = (f"{times['total']:.2f} s: profile {times['profile']:.2f} s, what-if "
+                  f"{times['what-if (build + evaluate)']:.2f} s (building indexes "
+                  f"{times['of which building indexes']:.2f} s), advice {times['advice']:.2f} s; "
+                  f"{int(times['candidates'])} candidates")
+        ratio = None
+        if label != first[0]:
+            ratio = times["total"] / first[2]["total"]
+            differ = [a.split(":")[0] for a, b in zip(advice, first[3]) if a != b]
+            result += ("; advice as on all files" if not differ and len(advice) == len(first[3])
+                       else f"; advice differs on {', '.join(differ) or 'the columns advised'}")
+        out.append(rec.Record(f"`recommend`, {files} files x {rows:,} rows, {len(WORKLOAD)} queries: {label}",
+                              result, ratio))
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -134,10 +153,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.quick:
         args.files, args.rows, args.max_files, args.no_write = 8, 2000, 4, True
+    commit = rec.git_commit()  # before the run: the code the numbers belong to
     path, built = cached_table(args.files, args.rows, args.rebuild)
     print(f"table {path}: {args.files} files x {args.rows:,} rows" +
           (f" (built in {built:.1f} s)" if built is not None else " (cached)"))
-    lines = []
+    lines: list[Pass] = []
     for label, max_files in (("all files", None), (f"max_files={args.max_files}", args.max_files)):
         load = os.getloadavg()[0]
         times, advice = timed_recommend(path, max_files)
@@ -152,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = Path(__file__).with_name("results_recommend.md")
         now = _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         doc = [f"# Time to recommend (issue 6)\n\nMeasured {now} with `python -m benchmarks.bench_recommend "
-               f"--files {args.files} --rows {args.rows} --max-files {args.max_files}` on commit {_commit()} "
+               f"--files {args.files} --rows {args.rows} --max-files {args.max_files}` on commit {commit} "
                f"({platform.python_version()}, {os.cpu_count()} CPUs). The table: {args.files} parquet files x "
                f"{args.rows:,} rows written by `paimon_lens.writer` (see the module docstring); workload: "
                f"{len(WORKLOAD)} queries on 5 columns.\n"]
@@ -162,7 +182,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     for k, v in times.items()]
             doc.append("\nAdvice: " + "; ".join(recs) + "\n")
         out.write_text("\n".join(doc), encoding="utf-8")
-        print(f"\nwrote {out}")
+        rec.update_results("bench_recommend", rec.command_line("bench_recommend", argv),
+                           records(args.files, args.rows, lines), summary=SUMMARY, commit=commit, details=out.name)
+        print(f"\nwrote {out} and {rec.RESULTS}")
     return 0
 
 

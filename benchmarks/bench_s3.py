@@ -2,7 +2,7 @@
 
 Run from the repository root (needs the dev extra: moto[server], s3fs)::
 
-    python -m benchmarks.bench_s3              # 1,000-file primary-key table, writes results_s3.md
+    python -m benchmarks.bench_s3              # 1,000-file primary-key table: RESULTS.md section, results_s3.md
     python -m benchmarks.bench_s3 --files 200  # another size, prints only
 
 The synthetic primary-key table of :mod:`benchmarks.bench_explain` (cached under
@@ -22,16 +22,22 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import platform
-import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from benchmarks import records as rec
 
 RESULTS = Path(__file__).resolve().parent / "results_s3.md"
 WHERE = ("dt >= '2025-01-05' AND dt <= '2025-01-12' AND country = 'DE' AND status = 'pending' "
          "AND score BETWEEN 300 AND 700")
 BUCKET = "lens-bench"
+SUMMARY = ("Requests, bytes, retries and time of each step on the primary-key table of `bench_explain` uploaded to a "
+           "moto S3 server on 127.0.0.1 (s3fs), the steps one after the other on one table object, beside the time "
+           "of the same steps on the local copy.")
+Step = tuple[str, float, dict[str, int]]
 
 
 def _steps(path: str, options: dict[str, Any] | None) -> list[tuple[str, float, dict[str, int]]]:
@@ -62,6 +68,14 @@ def _steps(path: str, options: dict[str, Any] | None) -> list[tuple[str, float, 
     return out
 
 
+def records(files: int, remote: Sequence[Step], reference: Sequence[Step]) -> list[rec.Record]:
+    """The RESULTS.md rows: one per step (its reads on S3, its S3 and local time)."""
+    return [rec.Record(f"{name}, {files:,}-file table on `s3://`",
+                       f"{reads['requests']:,} requests, {reads['bytes']:,} bytes read, {reads['retries']} retries; "
+                       f"{seconds:.2f} s (local {local_seconds:.2f} s)")
+            for (name, seconds, reads), (_, local_seconds, _) in zip(remote, reference)]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--files", type=int, default=1000)
@@ -73,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from benchmarks.bench_explain import cached_table
 
+    commit = rec.git_commit()  # before the run: the code the numbers belong to
     local, _ = cached_table(args.cache_dir, args.files, primary_key=True, rebuild=False)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
@@ -95,7 +110,6 @@ def main(argv: list[str] | None = None) -> int:
         reference = _steps(str(local), None)
     finally:
         server.stop()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     lines = [f"Measured {_dt.datetime.now(tz=_dt.timezone.utc):%Y-%m-%d %H:%M} with "
              f"`python -m benchmarks.bench_s3 --files {args.files}`.", "",
              f"* machine: {platform.platform()}, Python {platform.python_version()}; paimon-lens commit {commit}",
@@ -115,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
         RESULTS.write_text("# A 1,000-file table on object storage: requests, bytes, time\n\n"
                            "`python -m benchmarks.bench_s3` regenerates this file; see its module docstring.\n\n"
                            + text + "\n", encoding="utf-8")
+        rec.update_results("bench_s3", rec.command_line("bench_s3", argv), records(args.files, remote, reference),
+                           summary=SUMMARY, machine=rec.machine_facts((*rec.DEFAULT_PACKAGES, "moto", "s3fs")),
+                           commit=commit, details=RESULTS.name)
     return 0
 
 

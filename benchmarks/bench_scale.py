@@ -3,7 +3,8 @@
 Run from the repository root::
 
     python -m benchmarks.bench_scale                                  # 1,000 / 10,000 / 100,000 files,
-                                                                      # local and Spark; writes results_scale.md
+                                                                      # local and Spark; writes its RESULTS.md
+                                                                      # section and results_scale.md
     python -m benchmarks.bench_scale --quick                          # 200 and 1,000 files, prints only
     python -m benchmarks.bench_scale --sizes 1000,10000 --engines local,spark
 
@@ -38,8 +39,9 @@ cache is warm), timed with ``time.perf_counter``:
 The Spark explain's per-file records (``report.to_dict()["files"]``) and summary must equal the
 local engine's for the same size (asserted; ``agree`` column); the ``file_indexes`` and
 ``deletion_vectors`` frames are compared too (row count and a hash of their CSV text). The
-1-minute load average is read before and after every run. The results file keeps any text outside
-its ``<!-- results:begin/end -->`` markers (the analysis).
+1-minute load average is read before and after every run. A full run rewrites the benchmark's
+section of ``RESULTS.md`` (:func:`records`) and the measured part of ``results_scale.md``, which
+keeps any text outside its ``<!-- results:begin/end -->`` markers (the analysis).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import bench_explain
+from benchmarks import records as rec
 from benchmarks.bench_explain import (
     BUCKETS,
     END,
@@ -75,6 +78,9 @@ QUICK_SIZES = (200, 1_000)
 ENGINES = ("local", "spark")
 SPARK_MASTER = "local[2]"
 PREDICATE = WHERE["pk"]
+SUMMARY = ("How `open_table` + the first `explain`, every file's index answer, `file_indexes()` and "
+           "`deletion_vectors()` grow with the number of files on the local and the Spark engine (a fresh "
+           "interpreter per run); ratio: Spark open + explain time / local.")
 
 
 # ---- table cache --------------------------------------------------------------------------------
@@ -240,6 +246,31 @@ def render(args: argparse.Namespace, results: list[dict[str, Any]], built: dict[
     return "\n".join(lines)
 
 
+def run_record(size: int, engine: str, open_explain: float, every_answer: float, file_indexes: float,
+               deletion_vectors: float, session: float | None = None, agree: str | None = None,
+               local_open_explain: float | None = None) -> rec.Record:
+    """The RESULTS.md row of one (size, engine) run (seconds; ``agree`` yes/no against the local engine)."""
+    calls = "`open_table` + first `explain`, every file's answer, `file_indexes()`, `deletion_vectors()`"
+    if engine == "local":
+        target = f"local engine, {size:,} files: {calls}"
+    else:
+        target = f"{engine} engine (`{SPARK_MASTER}`), {size:,} files: {calls}" + (
+            ", results equal to the local engine's" if agree is not None else "")
+    result = (f"open + explain {_s(open_explain)} ({_us(open_explain, size)} per file), every answer "
+              f"{_s(every_answer)}, file_indexes {_s(file_indexes)}, deletion_vectors {_s(deletion_vectors)}"
+              + (f"; session start {_s(session)}" if session is not None else ""))
+    ratio = None if engine == "local" or not local_open_explain else open_explain / local_open_explain
+    return rec.Record(target, result, ratio, rec.verdict(None if agree is None else agree == "yes"))
+
+
+def records(results: list[dict[str, Any]]) -> list[rec.Record]:
+    """The RESULTS.md rows of a run: :func:`run_record` of every (size, engine)."""
+    local = {r["size"]: r["open_explain"] for r in results if r["engine"] == "local"}
+    return [run_record(r["size"], r["engine"], r["open_explain"], r["open_explain"] + r["answers"], r["file_indexes"],
+                       r["deletion_vectors"], r.get("session"), r.get("agree"), local.get(r["size"]))
+            for r in results]
+
+
 def write_results(text: str) -> None:
     """Replace the measured section of results_scale.md, keeping the rest."""
     bench_explain.write_marked_section(RESULTS, text, "Scale: 1,000 to 100,000 files, local and Spark engines")
@@ -270,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         if e not in ENGINES:
             ap.error(f"unknown engine {e!r} (local, spark)")
     args.code = code_version()
+    commit = rec.git_commit()  # before the runs: the code the numbers belong to
     compileall.compile_dir(ROOT / "paimon_lens", quiet=1)  # as installed; see bench_explain
     results: list[dict[str, Any]] = []
     built: dict[int, float | None] = {}
@@ -282,13 +314,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{n:,}] table {path} ({how})", flush=True)
             if args.generate_only:
                 continue
-            records: dict[str, Path] = {}
+            record_files: dict[str, Path] = {}
             for engine in engines:
-                records[engine] = Path(tmp) / f"{n}-{engine}.json"
-                r = run_worker(path, engine, records[engine])
+                record_files[engine] = Path(tmp) / f"{n}-{engine}.json"
+                r = run_worker(path, engine, record_files[engine])
                 r["size"] = n
-                if engine != "local" and "local" in records:
-                    ok, why = agree(records["local"], records[engine])
+                if engine != "local" and "local" in record_files:
+                    ok, why = agree(record_files["local"], record_files[engine])
                     local = next(x for x in results if x["size"] == n and x["engine"] == "local")
                     for frame in ("file_indexes_frame", "deletion_vectors_frame"):
                         if r[frame] != local[frame]:
@@ -309,6 +341,11 @@ def main(argv: list[str] | None = None) -> int:
         if (not args.quick or args.write) and not args.no_write:
             write_results(render(args, results, built))
             print(f"wrote {RESULTS}")
+        if not args.quick and not args.no_write:
+            rec.update_results("bench_scale", rec.command_line("bench_scale", argv), records(results),
+                               summary=SUMMARY, machine=rec.machine_facts((*rec.DEFAULT_PACKAGES, "pyspark")),
+                               commit=commit, details=RESULTS.name)
+            print(f"wrote {rec.RESULTS}")
     if failures:
         print("DISAGREEMENT:\n" + "\n".join(failures), file=sys.stderr)
     assert not failures, "the Spark engine disagrees with the local engine"

@@ -2,8 +2,9 @@
 
 Run from the repository root::
 
-    python -m benchmarks.bench_writers                 # writers at 20k and 200k rows, then the what-if grid
-    python -m benchmarks.bench_writers --quick         # tiny sizes, a few seconds
+    python -m benchmarks.bench_writers                 # writers at 20k and 200k rows, then the what-if grid;
+                                                       # writes the benchmark's RESULTS.md section
+    python -m benchmarks.bench_writers --quick         # tiny sizes, a few seconds, prints only
     python -m benchmarks.bench_writers --only writers  # or --only grid
 
 Sections:
@@ -27,7 +28,8 @@ Sections:
     once per candidate using it, so their sum exceeds the wall time spent building).
 
 Times are ``time.perf_counter`` wall clock, best of ``--repeat`` (default 3; the grid runs once).
-Each section ends with ``RESULT`` lines.
+Each section ends with a ``RESULT`` line; a run without ``--quick`` records the sections it ran as
+the benchmark's section of ``RESULTS.md`` (:func:`writers_record`, :func:`grid_record`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import records as rec
 from paimon_lens.formats.bitmap import BitmapIndexWriter
 from paimon_lens.formats.bloom import BloomFilterFileIndexWriter
 from paimon_lens.formats.bsi import BsiWriter
@@ -57,6 +60,9 @@ QUERIES = [
     "city = 'city-17'", "city IN ('city-1', 'city-2')", "score BETWEEN 100 AND 120", "score > 990",
     "user_id = 77 OR status = 'NEW'", "id = 1500",
 ]
+SUMMARY = ("Time of the file-index writers one value at a time (`write`) against their bulk paths (`write_many`), "
+           "and of the advisor's what-if `measure` over a grid of candidates; ratio: per-value time / bulk time "
+           "(geometric mean over the cases).")
 STATUSES = ["PENDING", "SHIPPED", "DELIVERED", "CANCELLED", "RETURNED", "ON_HOLD", "NEW", "LOST"]
 
 
@@ -116,7 +122,24 @@ def _best(fn: Callable[[], bytes], repeat: int) -> tuple[float, bytes]:
     return best, out
 
 
-def bench_writers(sizes: Sequence[int], repeat: int) -> None:
+def writers_record(sizes: Sequence[int], cases: int, total_one: float, total_bulk: float, gmean: float,
+                   low: float, high: float) -> rec.Record:
+    """The RESULTS.md row of the writers section (the run stops before it when bytes differ)."""
+    return rec.Record(f"`write_many` gives the bytes of per-value `write` for every writer (bitmap V1/V2, "
+                      f"range-bitmap, bsi, bloom-filter) on {' and '.join(f'{n:,}' for n in sizes)} rows",
+                      f"{cases} cases byte-identical; {total_one:.2f} s per-value -> {total_bulk:.2f} s bulk, "
+                      f"speedup {low:.1f}x to {high:.1f}x", gmean, rec.verdict(True))
+
+
+def grid_record(files: int, rows: int, candidates: int, queries: int, seconds: float,
+                built: float | None = None) -> rec.Record:
+    """The RESULTS.md row of the grid section (``built``: the candidates' build_seconds summed)."""
+    return rec.Record(f"what-if grid: `measure` of {candidates} candidates and {queries} queries on {files} files x "
+                      f"{rows:,} rows", f"{seconds:.2f} s" + (
+                          "" if built is None else f" (candidate build_seconds summed {built:.2f} s)"))
+
+
+def bench_writers(sizes: Sequence[int], repeat: int) -> rec.Record:
     """Per-value against bulk for every writer, column and size (bytes compared)."""
     print(f"{'rows':>7} {'column':<12} {'writer':<13} {'per-value s':>11} {'bulk s':>9} {'speedup':>8}")
     ratios: list[float] = []
@@ -136,6 +159,7 @@ def bench_writers(sizes: Sequence[int], repeat: int) -> None:
     print(f"RESULT writers: {len(ratios)} cases, all byte-identical; speedup geometric mean {gmean:.1f}x, "
           f"min {min(ratios):.1f}x, max {max(ratios):.1f}x; total {total_one:.2f} s per-value -> "
           f"{total_bulk:.2f} s bulk")
+    return writers_record(sizes, len(ratios), total_one, total_bulk, gmean, min(ratios), max(ratios))
 
 
 # ---- the what-if grid ----------------------------------------------------------------------------
@@ -188,7 +212,7 @@ def grid_candidates() -> list[Any]:
     ]
 
 
-def bench_grid(files: int, rows: int, cache_dir: Path) -> None:
+def bench_grid(files: int, rows: int, cache_dir: Path) -> rec.Record:
     """``measure`` of the candidate grid on the cached table."""
     import paimon_lens
     from paimon_lens.advisor.whatif import measure
@@ -202,13 +226,14 @@ def bench_grid(files: int, rows: int, cache_dir: Path) -> None:
     t0 = time.perf_counter()
     result = measure(table, QUERIES, candidates)
     seconds = time.perf_counter() - t0
-    records = result.records()
-    for rec in records:
-        print(f"  {rec['column']:<8} {rec['label']:<28} build {rec['build_seconds']:7.3f} s "
-              f"{rec['index_bytes']:>12,.0f} index bytes")
-    built = sum(float(rec["build_seconds"]) for rec in records)
+    measured = result.records()
+    for m in measured:
+        print(f"  {m['column']:<8} {m['label']:<28} build {m['build_seconds']:7.3f} s "
+              f"{m['index_bytes']:>12,.0f} index bytes")
+    built = sum(float(m["build_seconds"]) for m in measured)
     print(f"RESULT what-if grid: {files} files x {rows} rows, {len(candidates)} candidates, {len(QUERIES)} queries: "
           f"measure {seconds:.2f} s, candidate build_seconds summed {built:.2f} s")
+    return grid_record(files, rows, len(candidates), len(QUERIES), seconds, built)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -226,14 +251,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     repeat = 1 if args.quick else args.repeat
     files = args.files or (4 if args.quick else 50)
     rows = args.rows or (2000 if args.quick else 20_000)
+    commit = "" if args.quick else rec.git_commit()  # before the run: the code the numbers belong to
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} cpus")
+    records = []
     if "writers" in sections:
         print("== writers: per-value write() vs write_many()")
-        bench_writers(sizes, repeat)
+        records.append(bench_writers(sizes, repeat))
     if "grid" in sections:
         print("== what-if grid")
         args.cache_dir.mkdir(parents=True, exist_ok=True)
-        bench_grid(files, rows, args.cache_dir)
+        records.append(bench_grid(files, rows, args.cache_dir))
+    if not args.quick:
+        rec.update_results("bench_writers", rec.command_line("bench_writers", argv), records, summary=SUMMARY,
+                           commit=commit)
+        print(f"wrote {rec.RESULTS}")
     return 0
 
 

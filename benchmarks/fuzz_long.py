@@ -20,7 +20,9 @@ distinct one is printed with its id and traceback tail and saved under ``--out``
 ``/tmp/fuzzcrash``) as ``<n>/``: the mutated file(s), ``info.txt`` and a ``repro.py`` that
 copies the fixture table, applies the files and makes the failing call.
 
-The summary is a markdown table: cases, mutations, answers, typed errors, bugs, seconds.
+The summary is a markdown table: cases, mutations, answers, typed errors, bugs, seconds. ``--write``
+records it in ``benchmarks/results_fuzz.md`` and as the benchmark's section of
+``benchmarks/RESULTS.md`` (:func:`records`).
 """
 
 from __future__ import annotations
@@ -40,8 +42,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks import records as rec
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results_fuzz.md"
+SUMMARY = ("Mutation fuzzing of every decoder and metadata reader: the blob cases of `tests/test_fuzz.py` and the "
+           "whole-table cases of `tests/test_fuzz_tables.py`, each mutation ending in an answer, a typed error "
+           "(`PaimonLensError`) or a bug (any other exception, a call over the time limit, a worker that died).")
 
 
 # ---- cases ---------------------------------------------------------------------------------------------
@@ -89,6 +96,21 @@ class CaseResult:
     bugs: list[Any] = field(default_factory=list)  # tests.test_fuzz_tables.Bug
     changes: dict[str, dict[str, Any]] = field(default_factory=dict)  # repro id -> {rel: bytes | None | "dir"}
     table: str | None = None
+
+
+def records(blob: Stats, table: Stats, wall: float, jobs: int, dead: int, limit: float) -> list[rec.Record]:
+    """The RESULTS.md rows: the blob and the table cases, then every case with the workers that died."""
+    def row(name: str, st: Stats) -> rec.Record:
+        return rec.Record(f"{name}: no bug (every mutation an answer or a typed error within {limit:g} s)",
+                          f"{st.cases} cases, {st.mutations:,} mutations: {st.answers:,} answers, {st.typed:,} typed "
+                          f"errors, {st.bugs} bugs; {st.seconds:.1f} s (cpu)", None, rec.verdict(st.bugs == 0))
+
+    bugs = blob.bugs + table.bugs + dead
+    return [row("blob cases (tests/test_fuzz.py)", blob), row("table cases (tests/test_fuzz_tables.py)", table),
+            rec.Record("every case: no bug, no worker died (native crash or OOM kill)",
+                       f"{blob.cases + table.cases} cases, {blob.mutations + table.mutations:,} mutations, "
+                       f"{bugs} bugs, {dead} workers died; wall {wall:.1f} s with {jobs} job(s)", None,
+                       rec.verdict(bugs == 0))]
 
 
 # ---- running one case ----------------------------------------------------------------------------------
@@ -368,6 +390,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n{b.describe()}")
         return 1 if r.bugs else 0
 
+    commit = rec.git_commit() if args.write else ""  # before the run: the code the numbers belong to
     plan = _plan(args)
     total = sum(n for _, n in plan)
     print(f"fuzz_long: {len(plan)} cases, {total} mutations, {args.jobs} job(s), python {sys.version.split()[0]}",
@@ -465,6 +488,9 @@ def main(argv: list[str] | None = None) -> int:
             "bug (anything else, a call over the time limit, a worker that died).\n\n" + "\n".join(lines) + "\n\n"
             + (f"{all_stats.bugs + len(dead)} bug(s).\n" if all_stats.bugs or dead else "No bugs.\n"),
             encoding="utf-8")
+        rec.update_results("fuzz_long", rec.command_line("fuzz_long", argv, drop=("--out", "--repro-repo")),
+                           records(groups["blob"], groups["table"], elapsed, args.jobs, len(dead), args.seconds),
+                           summary=SUMMARY, machine=rec.machine_facts(()), commit=commit, details=RESULTS.name)
 
     # ---- distinct bugs
     bugs: dict[tuple[str, str], list[Any]] = {}
