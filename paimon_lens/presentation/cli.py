@@ -194,7 +194,8 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
             docs.append({"where": sql, "error": str(e), "files": [], "summary": {}})
             continue
         reports.append(report)
-        docs.append(report.to_dict(positions=args.positions, max_positions=_limit(args)))
+        docs.append(report.to_dict(positions=args.positions, max_positions=_limit(args))
+                    if args.format == "json" else {"where": sql})
     if args.format == "json":
         doc = docs[0] if args.where is not None else {"table": table.path, "branch": table.branch,
                                                       "paimon_version": table.paimon_version,
@@ -203,10 +204,10 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
         out.write("\n")
         return _explain_exit_code(reports, docs)
     for report in reports:
-        s = report.summary()
+        s = report.summary(complete=False)  # the partitions the filter removes are not listed in text
         out.write(f"WHERE {report.where}\n  {report.predicate}\n  (pruning rules of Paimon {report.paimon_version})\n")
         for row in s["funnel"]:
-            out.write(f"  {row['stage']:<24} {row['files']:>6} files {_human_bytes(row['bytes']):>10} "
+            out.write(f"  {row['stage']:<28} {row['files']:>6} files {_human_bytes(row['bytes']):>10} "
                       f"{row['rows']:>10} rows\n")
         if report.truth:
             out.write(f"  truth: {s['matching_rows']} matching rows in {s['matching_files']} files; "
@@ -214,12 +215,17 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
         out.write("\n")
         rows = [[f.file_name, f.row_count, "read" if f.read else f"skip: {f.stage}", f.rows_after_dv,
                  "" if f.matching_rows is None else f.matching_rows, f.reason, "; ".join(f.flags)]
-                for f in report.files]
+                for f in report.candidate_files]
         headers = ["file", "rows", "verdict", "rows read", "matches" if report.truth else "", "reason", "flags"]
         _print_table(rows, headers, out)
+        if not report.complete:
+            unread = report.skipped_manifests
+            out.write(f"  (the files of the other partitions are removed at the partition stage and not listed"
+                      + (f"; {len(unread)} manifests whose partition stats exclude the predicate were not read"
+                         if unread else "") + "; --format json lists every file)\n")
         out.write("\n")
     for report in reports:
-        for note in report.notes:
+        for note in report.candidate_notes:
             out.write(f"note: {note}\n")
     for d in docs:
         if "error" in d:
@@ -253,10 +259,11 @@ def _explain_compare(args: argparse.Namespace, table: Any, out: Any) -> int:
 
 def _explain_exit_code(reports: Sequence[Any], docs: Sequence[dict[str, Any]]) -> int:
     """1 when an answer is partial (a file that could not be read, a predicate line that failed)."""
-    partial = any(r.summary()["files_with_errors"] for r in reports) or any("error" in d for d in docs)
+    # the files of partitions a report has not listed are removed at the partition stage: no errors
+    partial = any(r.summary(complete=False)["files_with_errors"] for r in reports) or any("error" in d for d in docs)
     if partial:
         failed = sum(1 for d in docs if "error" in d)
-        broken = sum(r.summary()["files_with_errors"] for r in reports)
+        broken = sum(r.summary(complete=False)["files_with_errors"] for r in reports)
         print(f"paimon-lens: partial answer: {failed} predicate(s) failed, {broken} file verdict(s) with errors",
               file=sys.stderr)
     return 1 if partial else 0
