@@ -220,7 +220,7 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
         _print_table(rows, headers, out)
         if not report.complete:
             unread = report.skipped_manifests
-            out.write(f"  (the files of the other partitions are removed at the partition stage and not listed"
+            out.write("  (the files of the other partitions are removed at the partition stage and not listed"
                       + (f"; {len(unread)} manifests whose partition stats exclude the predicate were not read"
                          if unread else "") + "; --format json lists every file)\n")
         out.write("\n")

@@ -254,6 +254,8 @@ class _SchemaFilters:
         if planner.key_filter is not None:
             self.file_keys = _fields_named(file_schema, file_schema.trimmed_primary_keys)
             self.safe_key = filter_unsafe_filter(planner.key_filter, planner.key_fields, self.file_keys, same)
+        self.safe_key_test: StatsTest | None = (None if self.safe_key is None
+                                                else compile_stats_test(self.safe_key, planner.key_fields))
         self._planner = planner
         self._devolved: dict[bool, Predicate | None] = {}
 
@@ -402,6 +404,9 @@ class _Planner:
         self.partition_sql = _sql(self.partition_filter)
         self.data_sql = _sql(self.data_filter)
         self._buckets: dict[tuple[bytes, int], frozenset[int] | None] = {}
+        # decoded key stats by file name, kept on the table for the next plan of the snapshot
+        self._key_stats: dict[str, list[ColumnStats]] = (
+            table.memo(f"key_stats:{','.join(self.key_names)}", dict) if self.key_filter is not None else {})
 
     def _filters(self, schema_id: int) -> _SchemaFilters:
         sf = self._schema_filters.get(schema_id)
@@ -451,7 +456,7 @@ class _Planner:
         self._index(ev, sf)
         if reached:  # the value filter only matters for files that reach it
             self._value(ev, sf, memo)
-        d["key_keep"] = self._key(ev, sf)
+        d["key_keep"] = self._key(ev, sf, reached and not (self.value_filter_enabled and not ev.value_test))
         self._first_stage(ev, buckets)
         return ev
 
@@ -486,17 +491,25 @@ class _Planner:
             ev.value_test, ev.value_stage = False, "index"
             ev.value_reason = f"embedded index answers SKIP for {self.data_sql}"
 
-    def _key(self, ev: _FileEval, sf: _SchemaFilters) -> bool | None:
-        """Primary-key tables: the key filter on the key stats."""
+    def _key(self, ev: _FileEval, sf: _SchemaFilters, first: bool) -> bool | None:
+        """Primary-key tables: the key filter on the key stats (why it fails, when it would be the
+        first stage to remove the file: ``first``)."""
         lf = ev.lf
         if self.key_filter is None:
             return None
-        safe = sf.safe_key
-        if safe is None:
+        safe, test = sf.safe_key, sf.safe_key_test
+        if safe is None or test is None:
             return True
-        stats = _key_stats(lf, sf.file_keys, sf.schema, self.key_fields)
-        ev.key_reason = stats_reason(safe, lf.entry.file.row_count, stats, self.key_fields) or ""
-        return not ev.key_reason
+        f = lf.entry.file
+        stats = self._key_stats.get(f.file_name)
+        if stats is None:
+            stats = self._key_stats[f.file_name] = _key_stats(lf, sf.file_keys, sf.schema, self.key_fields)
+        memo: dict[int, bool] = {}
+        if test(f.row_count, stats, memo):
+            return True
+        if first:
+            ev.key_reason = stats_reason(safe, f.row_count, stats, self.key_fields, memo) or ""
+        return False
 
     def _first_stage(self, ev: _FileEval, buckets: frozenset[int] | None) -> None:
         d = ev.decision

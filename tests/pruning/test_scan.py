@@ -278,7 +278,8 @@ def _table(schemas: list[TableSchema], files: list[LiveFile]) -> Any:
     by_id = {s.id: s for s in schemas}
     return SimpleNamespace(schema=schemas[-1], schema_manager=SimpleNamespace(schema=by_id.__getitem__),
                            live_files=lambda: files, path="/nowhere", manifest_dir="/nowhere/manifest",
-                           snapshot=None)  # no snapshot: no manifest list to prune with
+                           snapshot=None,  # no snapshot: no manifest list to prune with
+                           memo=lambda key, compute: compute())
 
 
 PK_FIELDS = (DataField(0, "k", BIGINT), DataField(1, "v", INT))
