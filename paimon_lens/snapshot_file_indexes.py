@@ -90,6 +90,52 @@ def open_container(table: SnapshotReader, lf: LiveFile) -> FileIndexFormatReader
     return FileIndexFormatReader.open(table.file_io.join(table.path, rel), table.file_io)
 
 
+#: bytes of index containers :class:`ContainerCache` keeps per table directory
+CONTAINER_CACHE_BYTES = 64 * 1024 * 1024
+
+
+class ContainerCache:
+    """Opened index containers and the readers created from them, least recently used first out
+    once their containers exceed ``budget`` bytes (index files never change, so one cache serves
+    every snapshot of a table; see :meth:`SnapshotReader.shared`).
+
+    An entry is ``(container, readers by column)``: an evaluator reusing it finds each column's
+    readers with their dictionaries and bitmaps already decoded.
+    """
+
+    def __init__(self, budget: int = CONTAINER_CACHE_BYTES) -> None:
+        from collections import OrderedDict
+
+        self.budget = budget
+        self.size = 0
+        self._entries: OrderedDict[str, tuple[FileIndexFormatReader, dict[str, Any], int]] = OrderedDict()
+
+    def get(self, table: SnapshotReader, lf: LiveFile) -> tuple[FileIndexFormatReader | None, dict[str, Any]]:
+        """The file's container (None if it has none) and its readers by column (filled by the caller)."""
+        f = lf.entry.file
+        key = f"embedded:{f.file_name}" if f.embedded_index is not None else f"external:{lf.index_file_path}"
+        got = self._entries.get(key)
+        if got is not None:
+            self._entries.move_to_end(key)
+            return got[0], got[1]
+        container = open_container(table, lf)
+        readers: dict[str, Any] = {}
+        if container is None:
+            return None, readers
+        cost = container.size
+        self._entries[key] = (container, readers, cost)
+        self.size += cost
+        while self.size > self.budget and len(self._entries) > 1:
+            _, (_, _, freed) = self._entries.popitem(last=False)
+            self.size -= freed
+        return container, readers
+
+
+def cached_container(table: SnapshotReader, lf: LiveFile) -> tuple[FileIndexFormatReader | None, dict[str, Any]]:
+    """:func:`open_container` through the table directory's :class:`ContainerCache`."""
+    return table.shared("index_containers", ContainerCache).get(table, lf)
+
+
 def file_indexes(table: SnapshotReader, lf: LiveFile) -> Iterator[IndexInfo]:
     """Every (column, index type) of one file, decoded lazily per index."""
     location = lf.index_location

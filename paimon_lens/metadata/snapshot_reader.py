@@ -112,6 +112,7 @@ class _Cache:
         self.manifests: dict[str, list[ManifestEntry]] = {}
         self.index_manifests: dict[str, list[IndexFileMeta]] = {}
         self.sizes: dict[str, int] = {}
+        self.shared: dict[str, Any] = {}
 
 
 class SnapshotReader:
@@ -150,6 +151,15 @@ class SnapshotReader:
         if key not in self._memo:
             self._memo[key] = compute()
         result: T = self._memo[key]
+        return result
+
+    def shared(self, key: str, compute: Callable[[], T]) -> T:
+        """``compute()``, kept under ``key`` for every reader of the table directory, whatever its
+        snapshot (for caches of files that never change, such as decoded index containers)."""
+        with self._cache.lock:
+            if key not in self._cache.shared:
+                self._cache.shared[key] = compute()
+            result: T = self._cache.shared[key]
         return result
 
     def memoized(self, key: str) -> bool:

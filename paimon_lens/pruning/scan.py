@@ -54,7 +54,7 @@ from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import data_evolution_enabled, group_stats, row_range_groups
 from ..metadata.stats import ColumnStats, decode_stats, evolve_stats
 from ..predicate.model import LeafPredicate, Predicate, and_
-from ..snapshot_file_indexes import open_container
+from ..snapshot_file_indexes import cached_container
 from ..types import DataField
 from .bucket import BucketSelector
 from .compare import compile_row_test, row_test, signed_binary_order
@@ -305,11 +305,12 @@ class _IndexAnswer:
     def _compute(self) -> tuple[str, str | None, FileIndexResult | None]:
         p = self._planner
         try:
-            container = open_container(p.table, self._lf)
+            container, readers = cached_container(p.table, self._lf)
             if container is None:
                 return "NO_INDEX", None, None
             self._fip = fip = _MemoFileIndexPredicate(container, self._sf.schema.fields,
                                                       paimon_09_bitmap_or=p.paimon_09_bitmap_or)
+            fip._readers = readers  # the column readers of earlier plans, decoded already
             result = fip.evaluate(self._sf.devolved(False))
             return ("REMAIN" if result.remain() else "SKIP"), None, result
         except (PaimonLensError, OSError, ValueError, KeyError) as e:
