@@ -42,6 +42,7 @@ from ..predicate.model import Predicate, leaves
 from ..rendering import render_html
 from ..snapshot_deletion_vectors import deletion_vector_infos
 from ..values import to_json, to_python
+from .lazy_text import LazyText, resolved
 from .versions import rules_of
 
 if TYPE_CHECKING:
@@ -100,6 +101,9 @@ class FileVerdict:
         """The predicate tested on the file's own value stats (see :class:`PlanDecision`)."""
         return self.decision.stats_keep
 
+    def __getstate__(self) -> dict[str, Any]:
+        return resolved(self.__dict__, "reason")
+
     @property
     def index_result(self) -> str:
         """REMAIN, SKIP or NO_INDEX (the container's answer, evaluated on first use if not needed before)."""
@@ -123,6 +127,9 @@ class FileVerdict:
         if self.matching_live_positions is not None:
             return len(self.matching_live_positions)
         return None if self.matching_positions is None else len(self.matching_positions)
+
+
+FileVerdict.reason = LazyText("reason")  # type: ignore[assignment]  # text written on first read
 
 
 class ExplainReport:
@@ -586,7 +593,7 @@ def _verdicts(table: SnapshotReader, predicate: Predicate, decisions: dict[str, 
                     partition_keep=d.partition_keep, bucket_keep=d.bucket_keep, stats_used=d.stats_used,
                     decision=d, planned=False, read=False,
                     deleted_rows=len(dv) if dv is not None else dv_counts.get(f.file_name, 0) if dv_counts else 0,
-                    rows_after_dv=0, stage=d.stage, reason=d.reason, matching_positions=None,
+                    rows_after_dv=0, stage=d.stage, reason=d.__dict__["reason"], matching_positions=None,
                     matching_live_positions=None, flags=(), error=None, branch=None, index_selected_rows=None,
                     dv_removed_rows=0,
                 )

@@ -60,6 +60,7 @@ from .bucket import BucketSelector
 from .compare import compile_row_test, row_test, signed_binary_order
 from .evolution import devolve_filter, fields_within, filter_unsafe_filter, pick, split_and
 from .file_index_predicate import FileIndexPredicate
+from .lazy_text import LazyText, resolved
 from .manifests import rejected_manifests
 from .stats import StatsTest, compile_stats_test, stats_reason
 from .versions import rules_of
@@ -143,7 +144,7 @@ class PlanDecision:
         readers: the answer travels if it was computed (planning or the read stage asked), else a
         :class:`Pending` marker does, for the receiving process to answer on first use. The stats
         answer travels decided."""
-        state = dict(self.__dict__)
+        state = resolved(self.__dict__, "reason")
         state["stats_state"] = self.stats_keep
         answer = state.get("index_state")
         if answer is not None and "_index_cache" not in state:
@@ -178,6 +179,9 @@ class PlanDecision:
     def index(self) -> FileIndexResult | None:
         """The container's full answer (a bitmap for bitmap V2, range-bitmap and bsi), or None."""
         return self._index_answer()[2]
+
+
+PlanDecision.reason = LazyText("reason")  # type: ignore[assignment]  # text written on first read
 
 
 def _opt_bool(options: Mapping[str, str], key: str, default: bool) -> bool:
@@ -226,7 +230,7 @@ class _FileEval:
     lf: LiveFile
     decision: dict[str, Any]
     value_test: bool = True  # value stats (+ embedded index when used) of the planner
-    value_reason: str = ""
+    value_reason: str | Callable[[], str] = ""
     value_stage: str = ""
     index_remain: bool | None = None  # the embedded index on the data filter, when the planner uses it
     index_consulted: bool = False  # the value stats passed, so the planner evaluates the embedded index
@@ -234,7 +238,21 @@ class _FileEval:
     survives_scan: bool = True  # after partition, bucket, level and filterByStats
     manifest_rejected: bool = False  # its partition passes, but its manifest's partition stats fail
     stage: str = ""
-    reason: str = ""
+    reason: str | Callable[[], str] = ""  # text, or the function writing it on first read
+
+
+class _StatsReason:
+    """The reason a file's value stats fail the value filter, written on first read (see
+    :mod:`.lazy_text`)."""
+
+    __slots__ = ("_args",)
+
+    def __init__(self, predicate: Predicate, row_count: int, stats: Sequence[ColumnStats],
+                 fields: Sequence[DataField], memo: dict[int, bool]) -> None:
+        self._args = (predicate, row_count, stats, fields, memo)
+
+    def __call__(self) -> str:
+        return "stats: " + (stats_reason(*self._args) or "")
 
 
 class _SchemaFilters:
@@ -482,7 +500,7 @@ class _Planner:
             return  # no conjunct is safe for this schema: Paimon keeps the file and skips the index
         if not safe_test(f.row_count, ev.lf.stats, memo):
             ev.value_test, ev.value_stage = False, "stats"
-            ev.value_reason = "stats: " + (stats_reason(safe, f.row_count, ev.lf.stats, self.fields, memo) or "")
+            ev.value_reason = _StatsReason(safe, f.row_count, ev.lf.stats, self.fields, memo)
             return
         answer = ev.decision["index_state"]
         if isinstance(answer, _IndexAnswer) and ev.lf.index_location == "embedded" and self.index_at_planning:
