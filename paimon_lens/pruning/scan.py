@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import PaimonLensError
 from ..formats.file_index_format import FileIndexFormatReader
+from ..formats.index_reader import EmptyFileIndexReader
 from ..formats.result import FileIndexResult
 from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import data_evolution_enabled, group_stats, row_range_groups
@@ -63,7 +64,7 @@ from .file_index_predicate import FileIndexPredicate
 from .lazy_text import LazyText, resolved
 from .manifests import rejected_manifests
 from .stats import StatsTest, compile_stats_test, stats_reason
-from .versions import rules_of
+from .versions import rules_of, rules_of_newest
 
 if TYPE_CHECKING:
     from ..metadata.schema import TableSchema
@@ -294,14 +295,22 @@ class _MemoFileIndexPredicate(FileIndexPredicate):
     """
 
     def __init__(self, index: FileIndexFormatReader, row_type: Sequence[DataField], *,
-                 paimon_09_bitmap_or: bool = False) -> None:
+                 paimon_09_bitmap_or: bool = False, rules: PaimonRules | None = None) -> None:
         super().__init__(index, row_type, paimon_09_bitmap_or=paimon_09_bitmap_or)
         self._answers: dict[int, tuple[LeafPredicate, FileIndexResult]] = {}
+        self._rules = rules  # a release that may not read every index type (None: it reads all)
 
     def _leaf(self, leaf: LeafPredicate) -> FileIndexResult:
         got = self._answers.get(id(leaf))
         if got is not None and got[0] is leaf:
             return got[1]
+        if self._rules is not None:
+            for index_type, reader in self.readers(leaf.field):
+                if isinstance(reader, EmptyFileIndexReader):
+                    continue  # no reader is created for an empty entry
+                why = self._rules.unreadable_index(index_type, getattr(reader, "version", None))
+                if why is not None:
+                    raise PaimonLensError(f"column {leaf.field!r}: {why}")
         result = super()._leaf(leaf)
         self._answers[id(leaf)] = (leaf, result)
         return result
@@ -327,7 +336,8 @@ class _IndexAnswer:
             if container is None:
                 return "NO_INDEX", None, None
             self._fip = fip = _MemoFileIndexPredicate(container, self._sf.schema.fields,
-                                                      paimon_09_bitmap_or=p.paimon_09_bitmap_or)
+                                                      paimon_09_bitmap_or=p.paimon_09_bitmap_or,
+                                                      rules=p.index_rules)
             fip._readers = readers  # the column readers of earlier plans, decoded already
             result = fip.evaluate(self._sf.devolved(False))
             return ("REMAIN" if result.remain() else "SKIP"), None, result
@@ -374,6 +384,8 @@ class _Planner:
         opts = self.schema.options
         self.predicate = predicate
         self.paimon_09_bitmap_or = paimon_09_bitmap_or or rules.bitmap_or_bug
+        # the rules, when the release cannot read every index type (its readers then fail the query)
+        self.index_rules = None if rules.index_readable == rules_of_newest().index_readable else rules
         self.partition_filter = partition_filter(table, predicate, rules.partition_conjuncts_whole)
         self.partition_test = None if self.partition_filter is None else compile_row_test(self.partition_filter)
         self._rejected: dict[str, Any] | None = None  # manifests whose partition stats fail the filter

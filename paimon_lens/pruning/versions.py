@@ -51,6 +51,23 @@ class PaimonRules:
     """>= 1.4: data-evolution tables prune row-range groups by merged stats (1.3: no pruning, #6455)."""
     data_evolution: bool
     """>= 1.3: data-evolution tables exist."""
+    index_readable: tuple[tuple[str, int], ...] = (("bloom-filter", 1), ("bitmap", 2), ("bsi", 1),
+                                                   ("range-bitmap", 1))
+    """The file-index types the release's readers know, each with the newest format version it
+    reads (bitmap V2 from 1.0, the default from 1.1; bsi from 1.0; range-bitmap from 1.3): reading any other fails the
+    query in that release (``Can't find file index for type``, ``your plugin version is lower than 2``)."""
+
+    def unreadable_index(self, index_type: str, version: int | None) -> str | None:
+        """Why this release fails reading an index of ``index_type`` (format ``version``, None if
+        not versioned), or None when it reads it."""
+        newest = dict(self.index_readable).get(index_type)
+        if newest is None:
+            return f"Paimon {self.version} has no {index_type} index reader (Can't find file index for type: " \
+                   f"{index_type}): reading the index fails the query"
+        if version is not None and version > newest:
+            return (f"Paimon {self.version} reads {index_type} indexes up to version {newest}, this one is "
+                    f"version {version} (your plugin version is lower than {version}): reading it fails the query")
+        return None
 
 
 def _rules(version: str) -> PaimonRules:
@@ -70,6 +87,8 @@ def _rules(version: str) -> PaimonRules:
         fallback_filtered_partitions=not at_least("1.4"),
         data_evolution_stats=at_least("1.4"),
         data_evolution=at_least("1.3"),
+        index_readable=(("bloom-filter", 1), ("bitmap", 2 if at_least("1.0") else 1))
+        + ((("bsi", 1),) if at_least("1.0") else ()) + ((("range-bitmap", 1),) if at_least("1.3") else ()),
     )
 
 
@@ -104,3 +123,8 @@ def rules_for(version: str | None) -> PaimonRules:
 def rules_of(table: object) -> PaimonRules:
     """The rules of a table's ``paimon_version`` (the newest release for objects without one)."""
     return rules_for(getattr(table, "paimon_version", None))
+
+
+def rules_of_newest() -> PaimonRules:
+    """The rules of the newest release modelled (:data:`DEFAULT_VERSION`)."""
+    return RULES[DEFAULT_VERSION]
