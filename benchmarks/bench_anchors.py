@@ -180,21 +180,10 @@ def _source_hash(*parts: str) -> str:
 
 
 def _cached(cache_dir: Path, key: str, rebuild: bool, build: Any) -> tuple[Path, float | None]:
-    """``cache_dir/key``, built by ``build(tmp_path)`` if missing; (path, build seconds or None)."""
-    path = cache_dir / key
-    done = cache_dir / (key + ".done")
-    if done.exists() and path.is_dir() and not rebuild:
-        return path, None
-    shutil.rmtree(path, ignore_errors=True)
-    tmp = cache_dir / (key + f".tmp-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    build(tmp)
-    seconds = time.perf_counter() - t0
-    tmp.rename(path)
-    done.write_text(f"{seconds:.1f}\n")
-    return path, seconds
+    """``cache_dir/key``, built by ``build(tmp_path)`` if missing (:func:`benchmarks.bench_explain.cached_build`)."""
+    from .bench_explain import cached_build
+
+    return cached_build(cache_dir, key, rebuild, build)
 
 
 def synth_table(cache_dir: Path, files: int, rebuild: bool) -> tuple[Path, float | None]:

@@ -62,6 +62,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,15 @@ def cached_table(cache_dir: Path, files: int, primary_key: bool, rebuild: bool,
 
     kind = ("pk" if primary_key else "append") if data_files else ("meta-pk" if primary_key else "meta-append")
     key = f"{kind}-f{files}-p{PARTITIONS}-b{BUCKETS}-r{ROWS}-s{SEED}-{generator_version()}"
+    return cached_build(cache_dir, key, rebuild, lambda tmp: make_table(
+        tmp, files=files, partitions=PARTITIONS, buckets=BUCKETS, rows_per_file=ROWS, primary_key=primary_key,
+        seed=SEED, data_files=data_files))
+
+
+def cached_build(cache_dir: Path, key: str, rebuild: bool, build: Callable[[Path], object]
+                 ) -> tuple[Path, float | None]:
+    """``cache_dir/key``, built by ``build(tmp_dir)`` (then renamed into place, with a ``.done``
+    marker holding the build seconds) if missing or ``rebuild``; (path, build seconds or None)."""
     path = cache_dir / key
     done = cache_dir / (key + ".done")
     if done.exists() and path.is_dir() and not rebuild:
@@ -122,8 +132,7 @@ def cached_table(cache_dir: Path, files: int, primary_key: bool, rebuild: bool,
     shutil.rmtree(tmp, ignore_errors=True)
     cache_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    make_table(tmp, files=files, partitions=PARTITIONS, buckets=BUCKETS, rows_per_file=ROWS,
-               primary_key=primary_key, seed=SEED, data_files=data_files)
+    build(tmp)
     seconds = time.perf_counter() - t0
     tmp.rename(path)
     done.write_text(f"{seconds:.1f}\n")

@@ -180,15 +180,10 @@ def profile_top(fn: Callable[[], object], limit: int = 14) -> str:
 # ---- machine facts -------------------------------------------------------------------------------
 
 def _cpu_model() -> str:
-    """The CPU model from /proc/cpuinfo, or the platform's processor string."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+    """The CPU model (see :func:`benchmarks.records.cpu_model`)."""
+    from .records import cpu_model
+
+    return cpu_model() or "unknown"
 
 
 def _version(package: str) -> str:

@@ -105,7 +105,7 @@ class MachineFacts:
         return self.line()
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
     """The CPU model from /proc/cpuinfo, or the platform's processor string."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
@@ -132,7 +132,7 @@ def machine_facts(packages: Sequence[str] = DEFAULT_PACKAGES) -> MachineFacts:
             versions.append((name, metadata.version(name)))
         except metadata.PackageNotFoundError:
             versions.append((name, "-"))
-    return MachineFacts(_nproc(), _cpu_model(), f"{platform.system()} {platform.release()} {platform.machine()}",
+    return MachineFacts(_nproc(), cpu_model(), f"{platform.system()} {platform.release()} {platform.machine()}",
                         platform.python_version(), tuple(versions))
 
 
