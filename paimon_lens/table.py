@@ -149,6 +149,77 @@ class Table(SnapshotReader):
         return explain_many(self, wheres, engine=self.engine, rules=self.rules, truth=truth,
                             index_enabled=index_enabled)
 
+    def explain_distributed(self, where: str, *, truth: bool = False, index_enabled: bool = True,
+                            positions: bool = False, max_positions: int | None = None, output: str = "dataframe",
+                            spark: Any = None, follow_fallback: bool = True, **options: Any) -> Any:
+        """:meth:`explain` planned in Spark tasks, for snapshots whose files do not fit the driver.
+
+        The driver reads the snapshot and its manifest list; the manifests are read, merged per
+        (partition, bucket) and planned in Spark tasks (see :mod:`paimon_lens.engines.spark_plan`).
+        Returns a :class:`~paimon_lens.engines.spark_plan.SparkExplainReport`: ``summary()`` and
+        ``funnel()`` exactly as :meth:`explain`'s, ``notes`` (the first ``max_notes`` about files,
+        ``notes_omitted`` counting the rest), and ``files``: the per-file records
+        (``ExplainReport.file_record``) as a Spark DataFrame, never collected unless asked
+        (``records()``).
+
+        Args:
+            where: SQL WHERE text.
+            truth, index_enabled: as for :meth:`explain`.
+            positions, max_positions: include index bitmap positions in the records (at most this
+                many per list), as ``explain --positions``.
+            output: ``"dataframe"`` (persisted, ``storage_level``) or ``"parquet:<path>"`` (written by
+                the tasks; ``mode="overwrite"`` replaces an existing directory).
+            spark: the ``SparkSession`` (default: the table's Spark engine's, else a new one).
+            follow_fallback: a table with ``scan.fallback-branch`` is refused (the fallback branch is
+                not followed here; use :meth:`explain`); False explains this branch's files alone.
+            options: ``mode``, ``storage_level``, ``max_notes``, ``batch_files``,
+                ``entries_per_task`` (see :func:`~paimon_lens.engines.spark_plan.explain_on_spark`).
+        """
+        return self.explain_many_distributed([where], truth=truth, index_enabled=index_enabled, positions=positions,
+                                             max_positions=max_positions, output=output, spark=spark,
+                                             follow_fallback=follow_fallback, **options)[0]
+
+    def explain_many_distributed(self, wheres: Sequence[Any], *, truth: bool = False, index_enabled: bool = True,
+                                 positions: bool = False, max_positions: int | None = None,
+                                 output: str = "dataframe", spark: Any = None, follow_fallback: bool = True,
+                                 **options: Any) -> list[Any]:
+        """:meth:`explain_distributed` of each predicate, with one read and shuffle of the manifests for
+        all (Parquet output of several predicates: partitioned by ``where_index=<i>``)."""
+        from .engines.spark_plan import explain_on_spark, session_of
+        from .pruning.explain import explain
+        from .pruning.fallback import FALLBACK_OPTION, fallback_branch
+
+        branch = fallback_branch(self)
+        if follow_fallback and branch is not None:
+            raise PaimonLensError(f"{self.path} reads partitions it lacks from branch {branch!r} "
+                                  f"({FALLBACK_OPTION}); the distributed explain does not follow it: use explain(), "
+                                  "or follow_fallback=False to explain this branch's files alone")
+        return explain_on_spark(self, wheres, explain_fn=explain, rules=self.rules, spark=session_of(self, spark),
+                                truth=truth, index_enabled=index_enabled, positions=positions,
+                                max_positions=max_positions, output=output, **options)
+
+    def file_indexes_distributed(self, index_type: str | None = None, *, output: str = "dataframe",
+                                 spark: Any = None, **options: Any) -> Any:
+        """:meth:`file_indexes` decoded in Spark tasks, for snapshots whose files do not fit the driver.
+
+        Returns a :class:`~paimon_lens.engines.spark_plan.SparkFileIndexes`: ``frame`` (a Spark
+        DataFrame with the columns of :meth:`file_indexes`, typed as
+        :func:`~paimon_lens.engines.to_spark` types that frame), ``rows``, ``files_with_errors``.
+
+        Args:
+            index_type: one index type only (``bloom-filter``, ``bitmap``, ...).
+            output: ``"dataframe"`` or ``"parquet:<path>"``.
+            spark: the ``SparkSession`` (default: the table's Spark engine's, else a new one).
+            options: ``mode``, ``storage_level``, ``batch_files``, ``entries_per_task`` (see
+                :func:`~paimon_lens.engines.spark_plan.file_indexes_on_spark`).
+        """
+        from .engines.spark_plan import file_indexes_on_spark, session_of
+        from .presentation.index_frames import summary_values
+        from .snapshot_file_indexes import file_indexes
+
+        return file_indexes_on_spark(self, decode_fn=file_indexes, summary_fn=summary_values,
+                                     spark=session_of(self, spark), index_type=index_type, output=output, **options)
+
     def history(self, start: int | None = None, end: int | None = None, every: int | None = None) -> Any:
         """The table's timeline: one row per snapshot kept from ``start`` to ``end`` (or every
         ``every``-th), computed from delta manifests (:class:`~paimon_lens.history.timeline.History`:

@@ -13,6 +13,8 @@ JSON shapes are a contract relied on by scripts (fields are added, never renamed
 
 ``files``, ``indexes``, ``explain``, ``report`` and ``recommend`` take ``--engine local|process|spark``
 (and ``--spark-master URL``, default ``local[*]``): the same output, computed on a process pool or Spark.
+``explain`` and ``indexes`` with ``--engine spark --output-parquet PATH`` plan in Spark tasks for
+snapshots too large for the driver: the per-file rows go to PATH, the summary to the output.
 """
 
 from __future__ import annotations
@@ -99,6 +101,8 @@ def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
     from .index_frames import indexes_json
 
     table = _open(args)
+    if getattr(args, "output_parquet", None):
+        return _indexes_to_parquet(args, table, out)
     infos = table.index_infos()
     if args.format == "json":
         json.dump(indexes_json(table, infos), out, ensure_ascii=False, default=str, allow_nan=False)
@@ -113,6 +117,61 @@ def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
                      i.error or facts])
     _print_table(rows, ["file", "column", "index", "storage", "bytes", "summary"], out)
     return 1 if any(i.error for i in infos) else 0
+
+
+def _spark_output(args: argparse.Namespace) -> str:
+    """``parquet:<--output-parquet>``; the flag needs ``--engine spark``."""
+    if args.engine != "spark":
+        raise PaimonLensError("--output-parquet plans in Spark tasks: add --engine spark (and --spark-master URL)")
+    return f"parquet:{args.output_parquet}"
+
+
+def _indexes_to_parquet(args: argparse.Namespace, table: Any, out: Any) -> int:
+    """``indexes --output-parquet PATH``: every index decoded in Spark tasks, one row each written to
+    PATH (the columns of ``Table.file_indexes()``); prints the counts."""
+    got = table.file_indexes_distributed(output=_spark_output(args))
+    doc = {"table": table.path, "branch": table.branch, "snapshot_id": table.snapshot_id, "indexes": got.rows,
+           "indexes_with_errors": got.files_with_errors, "parquet": got.parquet_path,
+           "columns": [name for name, _ in got.columns]}
+    if args.format == "json":
+        json.dump(doc, out, ensure_ascii=False)
+        out.write("\n")
+    else:
+        out.write(f"table {table.path}  snapshot {table.snapshot_id}  {got.rows} indexes "
+                  f"({got.files_with_errors} with errors) written to {got.parquet_path}\n")
+    return 1 if got.files_with_errors else 0
+
+
+def _explain_to_parquet(args: argparse.Namespace, table: Any, sqls: list[str], out: Any) -> int:
+    """``explain --output-parquet PATH``: every predicate planned in Spark tasks (the driver never
+    holds the files); the per-file records go to PATH (``where_index=<i>/`` with several
+    predicates), the JSON document is ``explain``'s without ``files`` (plus ``files_parquet`` and
+    ``notes_omitted``)."""
+    reports = table.explain_many_distributed(sqls, truth=args.truth, index_enabled=not args.no_index,
+                                             positions=args.positions, max_positions=_limit(args),
+                                             output=_spark_output(args))
+    docs = [r.to_dict() for r in reports]
+    if args.format == "json":
+        doc = docs[0] if args.where is not None else {"table": table.path, "branch": table.branch,
+                                                      "paimon_version": table.paimon_version,
+                                                      "snapshot_id": table.snapshot_id, "predicates": docs}
+        json.dump(doc, out, ensure_ascii=False, default=str)
+        out.write("\n")
+    else:
+        for report in reports:
+            s = report.summary()
+            out.write(f"WHERE {report.where}\n  {report.predicate}\n  (pruning rules of Paimon "
+                      f"{report.paimon_version})\n")
+            for row in s["funnel"]:
+                out.write(f"  {row['stage']:<28} {row['files']:>6} files {_human_bytes(row['bytes']):>10} "
+                          f"{row['rows']:>10} rows\n")
+            out.write(f"  per-file records: {report.parquet_path}\n\n")
+        for report in reports:
+            for note in report.notes:
+                out.write(f"note: {note}\n")
+            if report.notes_omitted:
+                out.write(f"note: ... and {report.notes_omitted} more notes about files (see their records' error)\n")
+    return _explain_exit_code(reports, docs)
 
 
 def _read_where_file(path: str) -> list[str]:
@@ -183,6 +242,8 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
     if args.compare is not None:
         return _explain_compare(args, table, out)
     sqls = [args.where] if args.where is not None else _read_where_file(args.where_file)
+    if getattr(args, "output_parquet", None):
+        return _explain_to_parquet(args, table, sqls, out)
     docs: list[dict[str, Any]] = []
     reports = []
     for sql in sqls:
@@ -580,6 +641,9 @@ def build_parser() -> argparse.ArgumentParser:
     idx.add_argument("--snapshot", default=None, help="snapshot selector (see files)")
     idx.add_argument("--format", choices=("table", "json"), default="table")
     _add_engine_args(idx)
+    idx.add_argument("--output-parquet", metavar="PATH", default=None,
+                     help="with --engine spark: decode in Spark tasks and write one row per index to PATH "
+                          "(a Parquet directory; prints counts only)")
     idx.set_defaults(func=cmd_indexes)
 
     probe = sub.add_parser("probe", help="evaluate predicates on one file-index container (.index file)")
@@ -604,6 +668,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--format", choices=("table", "json"), default="table")
     _add_max_positions(ex)
     _add_engine_args(ex)
+    ex.add_argument("--output-parquet", metavar="PATH", default=None,
+                    help="with --engine spark: plan in Spark tasks (the driver never holds the files) and write "
+                         "the per-file records to PATH (a Parquet directory); the JSON has no 'files'")
     ex.set_defaults(func=cmd_explain)
 
     dv = sub.add_parser("dv", help="decode deletion vectors of a deletion-vector index file")
