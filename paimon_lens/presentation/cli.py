@@ -152,11 +152,7 @@ def _explain_to_parquet(args: argparse.Namespace, table: Any, sqls: list[str], o
                                              output=_spark_output(args))
     docs = [r.to_dict() for r in reports]
     if args.format == "json":
-        doc = docs[0] if args.where is not None else {"table": table.path, "branch": table.branch,
-                                                      "paimon_version": table.paimon_version,
-                                                      "snapshot_id": table.snapshot_id, "predicates": docs}
-        json.dump(doc, out, ensure_ascii=False, default=str)
-        out.write("\n")
+        _write_explain_json(args, table, docs, out)
     else:
         for report in reports:
             s = report.summary()
@@ -258,11 +254,7 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
         docs.append(report.to_dict(positions=args.positions, max_positions=_limit(args))
                     if args.format == "json" else {"where": sql})
     if args.format == "json":
-        doc = docs[0] if args.where is not None else {"table": table.path, "branch": table.branch,
-                                                      "paimon_version": table.paimon_version,
-                                                      "snapshot_id": table.snapshot_id, "predicates": docs}
-        json.dump(doc, out, ensure_ascii=False, default=str)
-        out.write("\n")
+        _write_explain_json(args, table, docs, out)
         return _explain_exit_code(reports, docs)
     for report in reports:
         s = report.summary(complete=False)  # the partitions the filter removes are not listed in text
@@ -316,6 +308,15 @@ def _explain_compare(args: argparse.Namespace, table: Any, out: Any) -> int:
     for p in result.problems:
         print(f"paimon-lens: partial answer: {p}", file=sys.stderr)
     return 1 if result.problems else _explain_exit_code([result.a, result.b], [])
+
+
+def _write_explain_json(args: argparse.Namespace, table: Any, docs: list[dict[str, Any]], out: Any) -> None:
+    """``explain --format json``: the one predicate's document, or every predicate's under the table's facts."""
+    doc = docs[0] if args.where is not None else {"table": table.path, "branch": table.branch,
+                                                  "paimon_version": table.paimon_version,
+                                                  "snapshot_id": table.snapshot_id, "predicates": docs}
+    json.dump(doc, out, ensure_ascii=False, default=str)
+    out.write("\n")
 
 
 def _explain_exit_code(reports: Sequence[Any], docs: Sequence[dict[str, Any]]) -> int:
