@@ -877,7 +877,7 @@ def render(run: Run, table: list[Row], counts: list[str], agreed: str) -> str:
         f"{run.facts.get('pypaimon python', '-')}; {run.facts.get('pypaimon libs', '')}); Paimon 0.9.0 Java from "
         f"`{BRIDGE_JAR}` (sha256 {run.facts.get('jar sha', '-')}), {run.facts.get('java', 'skipped')}",
         "* 1-minute load average while measuring: "
-        + (f"{min(loads):.2f} to {max(loads):.2f} (other work shares this machine; ratios are what matter)"
+        + (f"{min(loads):.2f} to {max(loads):.2f} (both sides under the same load; ratios are what matter)"
            if loads else "n/a"),
         f"* tables: synth {a.synth_files:,} files ({_locations(run.counts.get('lens synth locations'))}), writer "
         + ", ".join(f"{f:,} files ({_locations(run.counts.get(f'lens writer {f} locations'))})"

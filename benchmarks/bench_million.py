@@ -14,7 +14,7 @@ Run from the repository root (SPARK_LOCAL_IP=127.0.0.1 is set for the workers)::
 pool and merged into one table (see :func:`cached_table` and :func:`merge_shards` below: each
 (partition, bucket) group lives in one shard with everything ``make_table`` gives it; the merged
 table has one manifest list of all shards' manifests and one index manifest). Cached under
-``<tmp>/paimon-lens-bench/meta-pk-sharded-*`` (``--cache-dir``); the million took ~24 min on 2 busy
+``<tmp>/paimon-lens-bench/meta-pk-sharded-*`` (``--cache-dir``); the million takes ~24 min on 2
 CPUs, once.
 
 **Runs.** Each size runs in a fresh interpreter (:func:`worker`) with a ``local[2]`` session
@@ -499,8 +499,7 @@ def render(results: list[dict[str, Any]], built: dict[int, float | None], code: 
         "200 rows per file; " + "; ".join(f"{n:,} files " + ("cached" if s is None else f"built in {s:.0f} s")
                                            for n, s in built.items()),
         f"* predicate: `{WHERE['pk']}`",
-        "* load average: 1-minute before -> after each run (5/15-minute after); other people's jobs share the "
-        "2 CPUs",
+        "* load average: 1-minute before -> after each run (5/15-minute after)",
         "",
         "| target | result |",
         "| --- | --- |",
