@@ -108,12 +108,15 @@ class ContainerCache:
 
         self.budget = budget
         self.size = 0
-        self._entries: OrderedDict[str, tuple[FileIndexFormatReader, dict[str, Any], int]] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, Any], tuple[FileIndexFormatReader, dict[str, Any], int]] = (
+            OrderedDict())
 
     def get(self, table: SnapshotReader, lf: LiveFile) -> tuple[FileIndexFormatReader | None, dict[str, Any]]:
         """The file's container (None if it has none) and its readers by column (filled by the caller)."""
         f = lf.entry.file
-        key = f"embedded:{f.file_name}" if f.embedded_index is not None else f"external:{lf.index_file_path}"
+        # a data file's name is unique in its table; its index may be rewritten (a new embedded
+        # container or index file for the same data file), so the container is part of the key
+        key = (f.file_name, f.embedded_index if f.embedded_index is not None else f.index_file)
         got = self._entries.get(key)
         if got is not None:
             self._entries.move_to_end(key)
@@ -129,11 +132,6 @@ class ContainerCache:
             _, (_, _, freed) = self._entries.popitem(last=False)
             self.size -= freed
         return container, readers
-
-
-def cached_container(table: SnapshotReader, lf: LiveFile) -> tuple[FileIndexFormatReader | None, dict[str, Any]]:
-    """:func:`open_container` through the table directory's :class:`ContainerCache`."""
-    return table.shared("index_containers", ContainerCache).get(table, lf)
 
 
 def file_indexes(table: SnapshotReader, lf: LiveFile) -> Iterator[IndexInfo]:

@@ -299,6 +299,32 @@ def physical_longs(data_type: DataType, values: Any) -> Int64Array:
     return np.fromiter((physical_long(data_type, v) for v in values), dtype=np.int64)
 
 
+#: ``hash_value`` answers by (type, literal): a predicate's literal is probed in the bloom filter of
+#: every file it reaches, with one hash (bounded; cleared when full)
+_LITERAL_HASHES: dict[tuple[DataType, type, Any], int] = {}
+_LITERAL_HASHES_MAX = 4096
+
+
+#: the literal classes whose equal values hash alike in Paimon (not float: ``-0.0 == 0.0``, whose bits
+#: differ; not Decimal: ``1.0 == 1.00``)
+_MEMO_CLASSES = frozenset({int, str, bytes})
+
+
+def literal_hash(data_type: DataType, value: Any) -> int:
+    """:func:`hash_value`, computed once per (type, value) for int, str and bytes literals."""
+    kind = type(value)
+    if kind not in _MEMO_CLASSES:
+        return hash_value(data_type, value)
+    key = (data_type, kind, value)
+    got = _LITERAL_HASHES.get(key)
+    if got is None:
+        got = hash_value(data_type, value)
+        if len(_LITERAL_HASHES) >= _LITERAL_HASHES_MAX:
+            _LITERAL_HASHES.clear()
+        _LITERAL_HASHES[key] = got
+    return got
+
+
 def hash_values(data_type: DataType, values: Any) -> Int64Array:
     """``FastHash`` of many non-null values as an ``int64`` array (vectorised when possible)."""
     r = data_type.root
@@ -527,7 +553,7 @@ class BloomFilterFileIndexReader(FileIndexReader):
         """True unless the filter proves ``value`` absent (None: True)."""
         if value is None or not self.hashable:
             return True
-        return self.filter.test_hash(hash_value(self.data_type, value))
+        return self.filter.test_hash(literal_hash(self.data_type, value))
 
     def might_contain_many(self, values: Sequence[Any] | npt.NDArray[Any]) -> BoolArray:
         """Vectorised :meth:`might_contain`; None entries (or NaT) answer True."""

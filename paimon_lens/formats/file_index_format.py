@@ -32,7 +32,9 @@ twice has the union of its entries, and a repeated index type keeps the last ent
 :class:`FileIndexFormatReader` parses and validates the head eagerly (every offset must lie in the
 body) and returns one entry's bytes only when asked, from memory or with a ranged read of a file
 (entries within the first 64 KiB, read with the head, come from those bytes). The head is read
-with the bounds-checked :class:`~paimon_lens.io.byte_reader.ByteReader`: a bad field raises a
+with ``struct`` straight from those bytes (a head laid out like one seen before with a single
+``unpack_from``); if anything is amiss it is read again from the start with the bounds-checked
+:class:`~paimon_lens.io.byte_reader.ByteReader`, so a bad field raises a
 :class:`~paimon_lens.errors.CorruptFileError` naming it (``columns[i].indexes[j].start``) and its offset.
 :func:`write_file_index` is ``FileIndexFormat.Writer.writeColumnIndexes``: it reproduces Paimon's
 bytes exactly for the same column order.
@@ -42,13 +44,14 @@ from __future__ import annotations
 
 import os
 import struct
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Protocol
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import CorruptFileError
-from ..io.byte_reader import ByteReader
+from ..io.byte_reader import ByteReader, decode_modified_utf8
 from ..io.fileio import local_path
 from .index_reader import EmptyFileIndexReader, FileIndexReader
 from .registry import UnsupportedIndexReader, create_reader
@@ -292,9 +295,26 @@ class FileIndexFormatReader:
 
     # -- head ---------------------------------------------------------------------------------
     def _parse_head(self) -> FileIndexLayout:
-        """The head, read with the bounds-checked reader; the first bad field raises."""
+        """The head: parsed by :func:`_parse_head_fast` and, if it finds anything amiss, again by
+        :meth:`_parse_head_slow` from the start (so a bad field raises the slow path's error)."""
         size = self._source.size
         first = self._source.read(0, min(size, _FIRST_READ))
+        self._first = first
+        if type(first) is bytes:
+            layout = _parse_head_fast(first, size)
+            if layout is not None:
+                return layout
+        return self._parse_head_slow(first)
+
+    def _parse_head_slow(self, first: bytes | None = None) -> FileIndexLayout:
+        """The head, read with the bounds-checked reader; the first bad field raises.
+
+        ``first`` is the container's first bytes as :meth:`_parse_head` read them (read here when
+        None). This is the reference parser: :func:`_parse_head_fast` must agree with it.
+        """
+        size = self._source.size
+        if first is None:
+            first = self._source.read(0, min(size, _FIRST_READ))
         self._first = first
         r = ByteReader(first, self.path, self.base)
         magic = r.i64("magic")
@@ -420,6 +440,250 @@ def _entry(index_type: str, start: int, length: int) -> IndexEntry:
     entry = _new(IndexEntry)
     entry.__dict__.update(index_type=index_type, start=start, length=length)
     return entry
+
+
+# ---- the fast head parser ----------------------------------------------------------------------
+#
+# Paimon writes the same head layout for every data file of a table (same columns, same index
+# types); only the ``start`` and ``length`` fields differ. A container of a new layout is parsed by
+# walking its fields (:func:`_walk_head`); from the second head of a length on, the walk records
+# the layout as a *shape*: one ``struct`` over the whole column table, whose string fields are the
+# bytes between the ``start``/``length`` pairs (name lengths, names, counts, redundant_length). A
+# later head whose bytes match those strings exactly has the same fields at the same offsets, so it
+# is read with one ``unpack_from`` and only its ``start``/``length`` pairs are checked
+# (:func:`_apply_shape`). Anything amiss sends the head to the slow path (see ``_parse_head``).
+
+_PREFIX_FIELDS = struct.Struct(">qiii")  # magic, version, head_length, column_count
+_I32 = struct.Struct(">i")
+
+
+class _Shape(NamedTuple):
+    """The column table of one head layout (everything but the start/length pairs), from byte 16.
+
+    ``fields`` unpacks ``run0, start0, length0, run1, …, runK``: ``runs`` picks the runs (bytes
+    between the pairs) and ``expected`` is what they must be; ``plan`` is each column's name and,
+    per entry, its type and the index of its ``start`` in the unpacked tuple.
+    """
+
+    fields: struct.Struct
+    runs: Callable[[tuple[Any, ...]], Any]
+    expected: Any
+    plan: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
+    redundant_length: int
+
+
+#: head_length -> the shapes of heads of that length seen last (a few per length; none yet
+#: after the first head of a length)
+_SHAPES: dict[int, list[_Shape]] = {}
+_MAX_SHAPE_LENGTHS = 256
+_MAX_SHAPES_PER_LENGTH = 4
+
+
+def _parse_head_fast(first: bytes, size: int) -> FileIndexLayout | None:
+    """The head of a container whose head lies in ``first`` (the first bytes read), or None.
+
+    The same fields as :meth:`FileIndexFormatReader._parse_head_slow`, read with ``struct`` from
+    ``first`` itself (no reader object, no copy of the head), by a known :class:`_Shape` or by
+    :func:`_walk_head`. Everything the slow path checks is checked; on any inconsistency (a short
+    buffer, a bad magic, version, length, count, offset or name, a head beyond ``first``) the
+    result is None and the caller parses again with the slow path, whose error names the file,
+    offset and field. Both give equal layouts whenever both succeed
+    (``tests/formats/test_file_index_head_speed.py``).
+    """
+    if len(first) < MIN_HEAD_LENGTH:
+        return None
+    magic, version, head_length, column_count = _PREFIX_FIELDS.unpack_from(first)
+    # head_length <= len(first): the slow path reads a longer head separately (over 64 KiB)
+    if (magic != MAGIC or version != VERSION_1 or head_length < MIN_HEAD_LENGTH or head_length > size
+            or head_length > len(first)):
+        return None
+    shapes = _SHAPES.get(head_length)
+    if shapes is not None:
+        for fields, runs, expected, plan, redundant_length in shapes:
+            end = _PREFIX + fields.size
+            if end + redundant_length <= head_length:
+                values = fields.unpack_from(first, _PREFIX)
+                if runs(values) == expected:
+                    columns = _apply_shape(plan, values, head_length, size)
+                    if columns is None:
+                        return None
+                    return _layout(magic, version, head_length, columns, redundant_length,
+                                   first[end:end + redundant_length], size)
+    walked = _walk_head(first, head_length, column_count, size)
+    if walked is None:
+        return None
+    columns, offsets, end, redundant_length = walked
+    if shapes is not None:
+        _remember_shape(shapes, first, columns, offsets, end, redundant_length)
+    else:  # the first head of this length: a shape pays for itself from the second one
+        if len(_SHAPES) >= _MAX_SHAPE_LENGTHS:
+            _SHAPES.clear()
+        _SHAPES[head_length] = []
+    return _layout(magic, version, head_length, columns, redundant_length,
+                   first[end:end + redundant_length], size)
+
+
+def _apply_shape(plan: tuple[tuple[str, tuple[tuple[str, int], ...]], ...], values: tuple[Any, ...],
+                 head_length: int, size: int) -> tuple[ColumnIndexes, ...] | None:
+    """The columns of a head matching a shape (``values`` unpacked by it); None if an entry's
+    ``[start, start + length)`` is not in the body."""
+    new = _new
+    entry_cls = IndexEntry
+    column_cls = ColumnIndexes
+    columns = []
+    for name, entries_plan in plan:
+        entries = []
+        for index_type, i in entries_plan:
+            start = values[i]
+            length = values[i + 1]
+            if start != EMPTY_INDEX_FLAG and (start < head_length or start > size
+                                              or length < 0 or length > size - start):
+                return None
+            entry = new(entry_cls)  # IndexEntry(index_type, start, length), filled directly
+            fields = entry.__dict__
+            fields["index_type"] = index_type
+            fields["start"] = start
+            fields["length"] = length
+            entries.append(entry)
+        column = new(column_cls)  # ColumnIndexes(name, tuple(entries))
+        fields = column.__dict__
+        fields["column"] = name
+        fields["indexes"] = tuple(entries)
+        columns.append(column)
+    return tuple(columns)
+
+
+def _walk_head(first: bytes, head_length: int, column_count: int, size: int
+               ) -> tuple[tuple[ColumnIndexes, ...], list[int], int, int] | None:
+    """The column table read field by field: ``(columns, offset of each start field, end of
+    redundant_length, redundant_length)``, or None where the slow path would raise."""
+    end = head_length  # every head field must end by here (the slow path reads head[:head_length])
+    pos = _PREFIX + 4
+    if column_count < 0 or column_count * _MIN_COLUMN_BYTES > end - pos:
+        return None
+    names = _NAMES
+    i32 = _I32.unpack_from
+    entry_fields = _ENTRY.unpack_from
+    new = _new
+    entry_cls = IndexEntry
+    column_cls = ColumnIndexes
+    columns = []
+    offsets: list[int] = []
+    for _ in range(column_count):
+        # name: u16 length + bytes, then index_count:i32
+        if pos + 2 > end:
+            return None
+        stop = pos + 2 + (first[pos] << 8 | first[pos + 1])
+        if stop + 4 > end:
+            return None
+        raw = first[pos + 2:stop]
+        name = names.get(raw)
+        if name is None and (name := _decode_name(raw)) is None:
+            return None
+        index_count = i32(first, stop)[0]
+        pos = stop + 4
+        if index_count < 0 or index_count * _MIN_ENTRY_BYTES > end - pos:
+            return None
+        entries = []
+        for _ in range(index_count):
+            # index_type: u16 length + bytes, then start:i32, length:i32
+            if pos + 2 > end:
+                return None
+            stop = pos + 2 + (first[pos] << 8 | first[pos + 1])
+            if stop + 8 > end:
+                return None
+            raw = first[pos + 2:stop]
+            index_type = names.get(raw)
+            if index_type is None and (index_type := _decode_name(raw)) is None:
+                return None
+            start, length = entry_fields(first, stop)
+            if start != EMPTY_INDEX_FLAG and (start < head_length or start > size
+                                              or length < 0 or length > size - start):
+                return None
+            offsets.append(stop)
+            pos = stop + 8
+            entry = new(entry_cls)  # IndexEntry(index_type, start, length), filled directly
+            fields = entry.__dict__
+            fields["index_type"] = index_type
+            fields["start"] = start
+            fields["length"] = length
+            entries.append(entry)
+        column = new(column_cls)  # ColumnIndexes(name, tuple(entries))
+        fields = column.__dict__
+        fields["column"] = name
+        fields["indexes"] = tuple(entries)
+        columns.append(column)
+    if pos + 4 > end:
+        return None
+    redundant_length = i32(first, pos)[0]
+    pos += 4
+    if redundant_length < 0 or redundant_length > end - pos:
+        return None
+    return tuple(columns), offsets, pos, redundant_length
+
+
+def _remember_shape(shapes: list[_Shape], first: bytes, columns: tuple[ColumnIndexes, ...], offsets: list[int],
+                    end: int, redundant_length: int) -> None:
+    """Add the shape of a head :func:`_walk_head` read (``offsets``: where its start fields are) to
+    ``shapes``, the list in :data:`_SHAPES` of its head length."""
+    fmt = [">"]
+    prev = _PREFIX
+    for at in offsets:
+        fmt.append(f"{at - prev}sii")
+        prev = at + 8
+    fmt.append(f"{end - prev}s")
+    fields = struct.Struct("".join(fmt))
+    runs = itemgetter(*range(0, 3 * len(offsets) + 1, 3))
+    plan = []
+    k = 0
+    for c in columns:
+        entries_plan = []
+        for e in c.indexes:
+            entries_plan.append((e.index_type, 3 * k + 1))
+            k += 1
+        plan.append((c.column, tuple(entries_plan)))
+    shape = _Shape(fields, runs, runs(fields.unpack_from(first, _PREFIX)), tuple(plan), redundant_length)
+    if len(shapes) >= _MAX_SHAPES_PER_LENGTH:
+        del shapes[0]
+    shapes.append(shape)
+
+
+def _layout(magic: int, version: int, head_length: int, columns: tuple[ColumnIndexes, ...],
+            redundant_length: int, redundant: bytes, size: int) -> FileIndexLayout:
+    """``FileIndexLayout(...)``, filling the frozen instance directly."""
+    layout = _new(FileIndexLayout)
+    fields = layout.__dict__
+    fields["magic"] = magic
+    fields["version"] = version
+    fields["head_length"] = head_length
+    fields["columns"] = columns
+    fields["redundant_length"] = redundant_length
+    fields["redundant"] = redundant
+    fields["size"] = size
+    return layout
+
+
+def _decode_name(raw: bytes) -> str | None:
+    """A column or index type name (modified UTF-8), remembered in ``_NAMES`` as
+    :meth:`ByteReader.utf` does; None if the bytes do not decode (the slow path reports them)."""
+    try:
+        text = decode_modified_utf8(raw)
+    except UnicodeDecodeError:
+        return None
+    if len(_NAMES) >= 4096:
+        _NAMES.clear()
+    _NAMES[raw] = text
+    return text
+
+
+def _read_layout_slow(data: bytes | bytearray | memoryview, path: str | None = None, base: int = 0) -> FileIndexLayout:
+    """:func:`read_layout` with the slow, bounds-checked parser only (the reference for tests)."""
+    reader = _new(FileIndexFormatReader)
+    reader._source = _BytesSource(data)
+    reader.path = path
+    reader.base = base
+    reader._first = b""
+    return reader._parse_head_slow()
 
 
 # ---- writer ----------------------------------------------------------------------------------

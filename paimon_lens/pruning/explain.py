@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pyroaring import BitMap
 
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from ..metadata.manifest import ManifestFileMeta
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
-    from .scan import PlanDecision
+    from .scan import PlanDecision, StatsRemoved
     from .versions import PaimonRules
 
 STAGES = ("partition", "bucket", "stats", "index", "read index", "index rows", "deletion vector")
@@ -139,7 +139,11 @@ class ExplainReport:
     (reading only the manifests whose partition stats may hold them, as Paimon's scan does); the
     other live files, all removed at the partition stage, are listed on first use of :attr:`files`,
     :attr:`notes`, :meth:`summary`, :meth:`to_dict` or :meth:`to_frame` (:attr:`candidate_files`
-    and :attr:`complete` do not list them).
+    and :attr:`complete` do not list them). On append tables, the files of the kept partitions
+    that the value stats remove are decided together (one vectorised stats test per predicate
+    leaf, see :mod:`.stats_vector`) and their verdicts are built on first use of :attr:`files` or
+    :attr:`candidate_files`; ``summary(complete=False)``, ``funnel(complete=False)`` and ``repr``
+    count them from their metadata without building them.
 
     Attributes:
         table: the table explained.
@@ -165,7 +169,9 @@ class ExplainReport:
         self.snapshot_id = table.snapshot_id if snapshot_id is None else snapshot_id
         self.rules: PaimonRules = rules or rules_of(table)
         self.skipped_manifests: list[ManifestFileMeta] = []
-        self._rest: Callable[[], tuple[list[FileVerdict], list[str]]] | None = None
+        self._rest: Callable[[list[FileVerdict]], tuple[list[FileVerdict], list[str]]] | None = None
+        # the files the value stats remove: their verdicts are built on first use of the files
+        self._later: tuple[_StatsRemovedVerdicts, list[FileVerdict | None]] | None = None
 
     @property
     def files(self) -> list[FileVerdict]:
@@ -175,7 +181,7 @@ class ExplainReport:
 
     @files.setter
     def files(self, value: list[FileVerdict]) -> None:
-        self._rest = None
+        self._rest = self._later = None
         self._files = value
 
     @property
@@ -193,6 +199,7 @@ class ExplainReport:
     def candidate_files(self) -> list[FileVerdict]:
         """The verdicts known without listing the partitions the partition filter removes (all of
         :attr:`files` once :attr:`complete`)."""
+        self._built()
         return self._files
 
     @property
@@ -206,16 +213,31 @@ class ExplainReport:
         """Every live file has its verdict (the removed partitions' files were listed)."""
         return self._rest is None
 
-    def _defer(self, rest: Callable[[], tuple[list[FileVerdict], list[str]]],
+    def _defer(self, rest: Callable[[list[FileVerdict]], tuple[list[FileVerdict], list[str]]],
                skipped: list[ManifestFileMeta]) -> None:
-        """List the remaining files with ``rest() -> (every verdict in order, every note)`` on first use."""
+        """List the remaining files with ``rest(candidate verdicts) -> (every verdict in order, every
+        note)`` on first use."""
         self._rest = rest
         self.skipped_manifests = list(skipped)
 
+    def _built(self) -> None:
+        """Build the verdicts of the files the value stats removed, if not built yet."""
+        later, self._later = self._later, None
+        if later is not None:
+            self._files = later[0].fill(later[1])
+
     def _complete(self) -> None:
+        self._built()
         rest, self._rest = self._rest, None
         if rest is not None:
-            self._files, self._notes = rest()
+            self._files, self._notes = rest(self._files)
+
+    def _removed_by_stats(self, complete: bool) -> tuple[int, int, int]:
+        """(files, bytes, rows) of the verdicts not built yet (the files the value stats removed)."""
+        if complete or self._later is None:
+            return 0, 0, 0
+        later = self._later[0]
+        return later.count, later.bytes, later.rows
 
     def __repr__(self) -> str:
         s = self.summary(complete=False)
@@ -238,10 +260,13 @@ class ExplainReport:
         """
         rows = []
         alive = list(self.files if complete else self._files)
-        rows.append(_stage_row("all files" if self.complete else "files of the kept partitions", alive))
+        extra: tuple[int, int, int] | None = self._removed_by_stats(complete)  # in play until the stats stage
+        rows.append(_stage_row("all files" if self.complete else "files of the kept partitions", alive, "", extra))
         for stage in STAGES:
             alive = [f for f in alive if f.stage != stage]
-            rows.append(_stage_row(STAGE_LABELS.get(stage, f"after {stage}"), alive, stage))
+            if stage == "stats":
+                extra = None
+            rows.append(_stage_row(STAGE_LABELS.get(stage, f"after {stage}"), alive, stage, extra))
         return rows
 
     def summary(self, complete: bool = True) -> dict[str, Any]:
@@ -254,16 +279,17 @@ class ExplainReport:
         files = self.files if complete else self._files
         planned = [f for f in files if f.planned]
         read = [f for f in files if f.read]
+        n, size, count = self._removed_by_stats(complete)  # all removed at the stats stage, no error
         out: dict[str, Any] = {
-            "files": len(files),
-            "bytes": sum(f.file_size for f in files),
-            "rows": sum(f.row_count for f in files),
+            "files": len(files) + n,
+            "bytes": sum(f.file_size for f in files) + size,
+            "rows": sum(f.row_count for f in files) + count,
             "planned_files": len(planned),
             "planned_bytes": sum(f.file_size for f in planned),
             "read_files": len(read),
             "read_bytes": sum(f.file_size for f in read),
             "rows_after_dv": sum(f.rows_after_dv for f in read),
-            "skipped_by": {s: sum(1 for f in files if f.stage == s) for s in STAGES},
+            "skipped_by": {s: sum(1 for f in files if f.stage == s) + (n if s == "stats" else 0) for s in STAGES},
             "funnel": self.funnel(complete),
             "files_with_errors": sum(1 for f in files if f.error),
         }
@@ -359,16 +385,20 @@ class ExplainReport:
 
 
 
-def _stage_row(name: str, files: Sequence[FileVerdict], stage: str = "") -> dict[str, Any]:
+def _stage_row(name: str, files: Sequence[FileVerdict], stage: str = "",
+               extra: tuple[int, int, int] | None = None) -> dict[str, Any]:
     """Files, bytes and rows in play after ``stage``: whole files, the index-selected rows after
-    "index rows", the rows the deletion vectors leave after "deletion vector"."""
+    "index rows", the rows the deletion vectors leave after "deletion vector" (``extra``: the
+    (files, bytes, rows) of whole files in play without a verdict yet)."""
     if stage == "deletion vector":
         rows = sum(f.rows_after_dv for f in files)
     elif stage == "index rows":
         rows = sum(f.row_count if f.index_selected_rows is None else f.index_selected_rows for f in files)
     else:
         rows = sum(f.row_count for f in files)
-    return {"stage": name, "files": len(files), "bytes": sum(f.file_size for f in files), "rows": rows}
+    n, size, count = extra or (0, 0, 0)
+    return {"stage": name, "files": len(files) + n, "bytes": sum(f.file_size for f in files) + size,
+            "rows": rows + count}
 
 
 def deletion_vector_bitmaps(table: SnapshotReader) -> dict[str, BitMap]:
@@ -473,7 +503,7 @@ def _read_stage(d: PlanDecision, lf: LiveFile, result: FileIndexResult | None, d
     ``bitmap_selection`` (Paimon 1.0+): a bitmap index result selects the rows the reader returns.
     """
     n = lf.entry.file.row_count
-    if lf.index_location == "external" and result is not None and not result.remain():
+    if d.index_location == "external" and result is not None and not result.remain():
         return False, 0, "read index", d.reason or "external index: no row can match", None, 0
     selection: BitMap | None = None
     if bitmap_selection and isinstance(result, BitmapIndexResult) and n <= 2**31 - 1:
@@ -514,11 +544,13 @@ def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = Fals
         rules = rules or rules_of(table)
         found = None if truth or data_evolution_enabled(table) else _candidates(table, predicate, rules)
         files = table.live_files() if found is None else found[0]
-        verdicts, notes = _explained(table, predicate, files, truth, index_enabled, rules)
-        report = ExplainReport(table, text, predicate, verdicts, truth,
+        slots, notes, later = _explained(table, predicate, files, truth, index_enabled, rules, defer=True)
+        report = ExplainReport(table, text, predicate, [v for v in slots if v is not None], truth,
                                _version_notes(table, predicate, rules, files) + notes, rules=rules)
+    if later is not None:
+        report._later = (later, slots)
     if found is not None:
-        report._defer(partial(_all_files, table, predicate, index_enabled, rules, verdicts, notes), found[1])
+        report._defer(partial(_all_files, table, predicate, index_enabled, rules, notes), found[1])
     return report
 
 
@@ -535,24 +567,34 @@ def _candidates(table: SnapshotReader, predicate: Predicate, rules: PaimonRules
 
 
 def _explained(table: SnapshotReader, predicate: Predicate, files: list[LiveFile], truth: bool,
-               index_enabled: bool, rules: PaimonRules) -> tuple[list[FileVerdict], list[str]]:
-    """The verdicts of ``files`` (planned together) and the notes about them."""
-    from .scan import plan
+               index_enabled: bool, rules: PaimonRules, defer: bool = False
+               ) -> tuple[list[FileVerdict | None], list[str], _StatsRemovedVerdicts | None]:
+    """The verdicts of ``files`` (planned together) and the notes about them; ``defer``: the
+    verdicts of the files the value stats remove are built later (None in their place)."""
+    from .scan import plan_deferring
 
-    decisions = {d.file_name: d for d in plan(table, predicate, index_enabled=index_enabled, rules=rules,
-                                              files=files)}
-    return _verdicts(table, predicate, decisions, truth, index_enabled, rules, files)
+    planned, removed = plan_deferring(table, predicate, index_enabled=index_enabled, rules=rules, files=files,
+                                      defer=defer and not truth)
+    decisions = {d.file_name: d for d in planned if d is not None}
+    return _verdicts(table, predicate, decisions, truth, index_enabled, rules, files, removed)
+
+
+def _explained_all(table: SnapshotReader, predicate: Predicate, files: list[LiveFile], truth: bool,
+                   index_enabled: bool, rules: PaimonRules) -> tuple[list[FileVerdict], list[str]]:
+    """The verdict of every file of ``files`` (planned together) and the notes about them."""
+    verdicts, notes, _ = _explained(table, predicate, files, truth, index_enabled, rules)
+    return cast("list[FileVerdict]", verdicts), notes
 
 
 def _all_files(table: SnapshotReader, predicate: Predicate, index_enabled: bool, rules: PaimonRules,
-               kept: list[FileVerdict], kept_notes: list[str]) -> tuple[list[FileVerdict], list[str]]:
+               kept_notes: list[str], kept: list[FileVerdict]) -> tuple[list[FileVerdict], list[str]]:
     """Every live file's verdict in order (``kept``, the candidates', and the others' planned now)
     and every note."""
     with gc_paused():
         files = table.live_files()
         have = {v.file_name for v in kept}
         rest = [lf for lf in files if lf.entry.file.file_name not in have]
-        others, other_notes = _explained(table, predicate, rest, False, index_enabled, rules)
+        others, other_notes = _explained_all(table, predicate, rest, False, index_enabled, rules)
         by_name = {v.file_name: v for v in kept}
         by_name.update((v.file_name, v) for v in others)
         order = {lf.entry.file.file_name: i for i, lf in enumerate(files)}
@@ -567,37 +609,76 @@ def note_position(note: str, order: dict[str, int]) -> int:
     return order.get(name, len(order))
 
 
+def _pruned_verdict(lf: LiveFile, d: PlanDecision, dvs: dict[str, BitMap], dv_counts: dict[str, int] | None
+                   ) -> FileVerdict:
+    """The verdict of a file planning removed, with nothing to say about its index."""
+    f = lf.entry.file
+    dv = dvs.get(f.file_name)
+    # FileVerdict(...) for thousands of files: fill the frozen instance directly (same object,
+    # without one object.__setattr__ per field; FileVerdict has no __post_init__)
+    verdict = _new(FileVerdict)
+    verdict.__dict__.update(
+        file_name=f.file_name, path=lf.path, partition=lf.partition, bucket=lf.entry.bucket,
+        level=f.level, row_count=f.row_count, file_size=f.file_size, index_location=d.index_location,
+        partition_keep=d.partition_keep, bucket_keep=d.bucket_keep, stats_used=d.stats_used,
+        decision=d, planned=False, read=False,
+        deleted_rows=len(dv) if dv is not None else dv_counts.get(f.file_name, 0) if dv_counts else 0,
+        rows_after_dv=0, stage=d.stage, reason=d.__dict__["reason"], matching_positions=None,
+        matching_live_positions=None, flags=(), error=None, branch=None, index_selected_rows=None,
+        dv_removed_rows=0,
+    )
+    return verdict
+
+
+class _StatsRemovedVerdicts:
+    """The verdicts of the files the value stats remove, built on first use of the report's files:
+    until then their totals come from their metadata (all removed at the stats stage, no error)."""
+
+    def __init__(self, removed: StatsRemoved, files: Sequence[LiveFile], dvs: dict[str, BitMap],
+                 dv_counts: dict[str, int] | None) -> None:
+        self.removed = removed
+        self._files = files
+        self._dvs, self._dv_counts = dvs, dv_counts
+        metas = [files[k].entry.file for k in removed.positions]
+        self.count = len(metas)
+        self.bytes = sum(f.file_size for f in metas)
+        self.rows = sum(f.row_count for f in metas)
+
+    def fill(self, slots: list[FileVerdict | None]) -> list[FileVerdict]:
+        """``slots`` (the verdicts in file order, None where a removed file goes) completed."""
+        removed, files = self.removed, self._files
+        for k in removed.positions:
+            slots[k] = _pruned_verdict(files[k], removed.decision(k), self._dvs, self._dv_counts)
+        return cast("list[FileVerdict]", slots)
+
+
 def _verdicts(table: SnapshotReader, predicate: Predicate, decisions: dict[str, PlanDecision],
-              truth: bool, index_enabled: bool, rules: PaimonRules, files: list[LiveFile]
-              ) -> tuple[list[FileVerdict], list[str]]:
-    """The read stage (and the ground truth) after planning, file by file: (verdicts, notes)."""
+              truth: bool, index_enabled: bool, rules: PaimonRules, files: list[LiveFile],
+              stats_removed: StatsRemoved | None = None
+              ) -> tuple[list[FileVerdict | None], list[str], _StatsRemovedVerdicts | None]:
+    """The read stage (and the ground truth) after planning, file by file: (verdicts, notes, the
+    verdicts of the ``stats_removed`` files, to build later: None at their positions)."""
     if truth:
         from .truth import group_matching_positions, matching_positions
 
     wanted = None if truth else {name for name, d in decisions.items() if d.planned}
     dvs, dv_errors, dv_counts = _needed_deletion_vectors(table, wanted, files)
-    verdicts: list[FileVerdict] = []
+    verdicts: list[FileVerdict | None] = [None] * len(files)
     notes: list[str] = []
     groups = _groups_by_file(table)
-    for lf in files:
+    deferred = frozenset(()) if stats_removed is None else frozenset(stats_removed.positions)
+    todo = [k for k in range(len(files)) if k not in deferred] if deferred else range(len(files))
+    external_only = not rules.read_embedded_index  # 0.9: the reader consults external index files only
+    no_pk_index = table.is_primary_key_table and not rules.pk_file_index  # 0.9: none on primary-key tables
+    for k in todo:  # the others are decided later (see StatsRemoved)
+        lf = files[k]
         f = lf.entry.file
         d = decisions[f.file_name]
         dv = dvs.get(f.file_name)
         if not d.planned and not truth:
             state = getattr(d.index_state, "computed", None)
             if state is None or state[1] is None:  # pruned at planning, nothing to say: the short way
-                verdict = _new(FileVerdict)
-                verdict.__dict__.update(
-                    file_name=f.file_name, path=lf.path, partition=lf.partition, bucket=lf.entry.bucket,
-                    level=f.level, row_count=f.row_count, file_size=f.file_size, index_location=d.index_location,
-                    partition_keep=d.partition_keep, bucket_keep=d.bucket_keep, stats_used=d.stats_used,
-                    decision=d, planned=False, read=False,
-                    deleted_rows=len(dv) if dv is not None else dv_counts.get(f.file_name, 0) if dv_counts else 0,
-                    rows_after_dv=0, stage=d.stage, reason=d.__dict__["reason"], matching_positions=None,
-                    matching_live_positions=None, flags=(), error=None, branch=None, index_selected_rows=None,
-                    dv_removed_rows=0,
-                )
-                verdicts.append(verdict)
+                verdicts[k] = _pruned_verdict(lf, d, dvs, dv_counts)
                 continue
         group = groups.get(f.file_name)
         stage, reason = d.stage, d.reason
@@ -608,10 +689,8 @@ def _verdicts(table: SnapshotReader, predicate: Predicate, decisions: dict[str, 
         if d.planned:
             # the reader's file-index skip over a merged row-range group is not modelled: read whole
             result = d.index if index_enabled and (group is None or not group.merged) else None
-            if not rules.read_embedded_index and lf.index_location != "external":
-                result = None  # 0.9: the reader consults external index files only
-            if table.is_primary_key_table and not rules.pk_file_index:
-                result = None  # 0.9: no file index on primary-key tables
+            if (external_only and d.index_location != "external") or no_pk_index:
+                result = None
             if (isinstance(result, BitmapIndexResult) and result.bitmap
                     and result.bitmap.max() >= lf.entry.file.row_count):
                 index_rows_error = (f"index selects row {result.bitmap.max()} of a file with "
@@ -626,7 +705,8 @@ def _verdicts(table: SnapshotReader, predicate: Predicate, decisions: dict[str, 
         dv_error = dv_errors.get(f.file_name)
         if dv_error is not None and read:
             errors.append(f"deletion vector could not be read ({dv_error}): its deleted rows are not subtracted")
-        notes.extend(f"{f.file_name}: {e}" for e in errors)
+        if errors:
+            notes.extend(f"{f.file_name}: {e}" for e in errors)
         match = live = None
         if truth and group is not None and group.merged and lf is not group.anchor:
             anchor = group.anchor.entry.file.file_name
@@ -650,9 +730,7 @@ def _verdicts(table: SnapshotReader, predicate: Predicate, decisions: dict[str, 
                 flags.append("read without any matching row")
                 if lf.index_location != "none" and d.index_result == "REMAIN":
                     flags.append("index could not rule the file out (false positive or no index on the columns)")
-        # FileVerdict(...) for thousands of files: fill the frozen instance directly (same object,
-        # without one object.__setattr__ per field; FileVerdict has no __post_init__)
-        verdict = _new(FileVerdict)
+        verdict = _new(FileVerdict)  # as in _pruned_verdict
         verdict.__dict__.update(
             file_name=f.file_name, path=lf.path, partition=lf.partition, bucket=lf.entry.bucket, level=f.level,
             row_count=f.row_count, file_size=f.file_size, index_location=d.index_location,
@@ -664,5 +742,6 @@ def _verdicts(table: SnapshotReader, predicate: Predicate, decisions: dict[str, 
             flags=tuple(flags), error="; ".join(errors) or None, branch=None,
             index_selected_rows=selected, dv_removed_rows=removed,
         )
-        verdicts.append(verdict)
-    return verdicts, notes
+        verdicts[k] = verdict
+    later = None if stats_removed is None else _StatsRemovedVerdicts(stats_removed, files, dvs, dv_counts)
+    return verdicts, notes, later

@@ -45,17 +45,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import PaimonLensError
 from ..formats.file_index_format import FileIndexFormatReader
 from ..formats.index_reader import EmptyFileIndexReader
-from ..formats.result import FileIndexResult
+from ..formats.result import REMAIN, FileIndexResult
 from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import data_evolution_enabled, group_stats, row_range_groups
 from ..metadata.stats import ColumnStats, decode_stats, evolve_stats
-from ..predicate.model import LeafPredicate, Predicate, and_
-from ..snapshot_file_indexes import cached_container
+from ..predicate.model import LeafPredicate, Predicate, and_, leaves
+from ..snapshot_file_indexes import ContainerCache
 from ..types import DataField
 from .bucket import BucketSelector
 from .compare import compile_row_test, row_test, signed_binary_order
@@ -64,6 +64,7 @@ from .file_index_predicate import FileIndexPredicate
 from .lazy_text import LazyText, resolved
 from .manifests import rejected_manifests
 from .stats import StatsTest, compile_stats_test, stats_reason
+from .stats_vector import StatsColumns, StatsMask, compile_stats_mask
 from .versions import rules_of, rules_of_newest
 
 if TYPE_CHECKING:
@@ -277,6 +278,25 @@ class _SchemaFilters:
                                                 else compile_stats_test(self.safe_key, planner.key_fields))
         self._planner = planner
         self._devolved: dict[bool, Predicate | None] = {}
+        self._masks: tuple[StatsMask | None, StatsMask | None] | None = None
+        self._index_columns: frozenset[str] | None = None
+
+    def masks(self) -> tuple[StatsMask | None, StatsMask | None]:
+        """``full_test`` and ``safe_test`` for a batch of files at once (compiled on first use)."""
+        if self._masks is None:
+            fields = self._planner.fields
+            self._masks = (None if self.full is None else compile_stats_mask(self.full, fields),
+                           None if self.safe is None else compile_stats_mask(self.safe, fields))
+        return self._masks
+
+    def index_columns(self) -> frozenset[str]:
+        """The columns of the predicate devolved to this schema (those of its data filter among them)."""
+        got = self._index_columns
+        if got is None:
+            devolved = self.devolved(False)
+            got = self._index_columns = frozenset(
+                leaf.field for leaf in leaves(devolved)) if devolved is not None else frozenset()
+        return got
 
     def devolved(self, data: bool) -> Predicate | None:
         """The predicate (``data``: the data filter) devolved to this schema, for its file indexes."""
@@ -319,7 +339,7 @@ class _MemoFileIndexPredicate(FileIndexPredicate):
 class _IndexAnswer:
     """``PlanDecision.index_state`` of one file: its container's answer, computed on first call."""
 
-    __slots__ = ("_fip", "_keep", "_lf", "_planner", "_sf", "_state")
+    __slots__ = ("_fip", "_keep", "_lf", "_planner", "_sf", "_state", "_unindexed")
 
     def __init__(self, planner: _Planner, sf: _SchemaFilters, lf: LiveFile, keep: bool) -> None:
         self._planner = planner
@@ -328,13 +348,17 @@ class _IndexAnswer:
         self._keep = keep  # keep the container for data_remain()
         self._fip: FileIndexPredicate | None = None
         self._state: tuple[str, str | None, FileIndexResult | None] | None = None
+        self._unindexed = False  # the container indexes no column of the predicate
 
     def _compute(self) -> tuple[str, str | None, FileIndexResult | None]:
         p = self._planner
         try:
-            container, readers = cached_container(p.table, self._lf)
+            container, readers = p.containers.get(p.table, self._lf)
             if container is None:
                 return "NO_INDEX", None, None
+            if not any(map(container.has_column, self._sf.index_columns())):
+                self._unindexed = True  # every leaf, so the predicate and its data filter, answers REMAIN
+                return "REMAIN", None, REMAIN
             self._fip = fip = _MemoFileIndexPredicate(container, self._sf.schema.fields,
                                                       paimon_09_bitmap_or=p.paimon_09_bitmap_or,
                                                       rules=p.index_rules)
@@ -364,6 +388,8 @@ class _IndexAnswer:
         """
         state = self()
         fip, self._fip, self._keep = self._fip, None, False
+        if self._unindexed:
+            return True
         if fip is None or state[1] is not None:
             return None
         try:
@@ -419,6 +445,8 @@ class _Planner:
             self.key_filter = None
             self.bucket_input = self.data_filter
         self.key_fields = _fields_named(self.schema, self.key_names)
+        self.evolution_groups = data_evolution_enabled(table)
+        self._containers: ContainerCache | None = None
         bucket = int(opts.get("bucket", "-1"))
         function = opts.get("bucket-function.type", "default").strip().lower()
         bucket_keys = _fields_named(self.schema, self.schema.bucket_keys)
@@ -439,14 +467,77 @@ class _Planner:
         self._key_stats: dict[str, list[ColumnStats]] = (
             table.memo(f"key_stats:{','.join(self.key_names)}", dict) if self.key_filter is not None else {})
 
+    @property
+    def containers(self) -> ContainerCache:
+        """The table directory's cache of opened index containers (see :meth:`SnapshotReader.shared`)."""
+        got = self._containers
+        if got is None:
+            got = self._containers = self.table.shared("index_containers", ContainerCache)
+        return got
+
     def _filters(self, schema_id: int) -> _SchemaFilters:
         sf = self._schema_filters.get(schema_id)
         if sf is None:
             sf = self._schema_filters[schema_id] = _SchemaFilters(self, self.table.schema_manager.schema(schema_id))
         return sf
 
+    # ---- per batch ----------------------------------------------------------------------------
+    @property
+    def batch_stats(self) -> bool:
+        """Whether a file's plan follows from its own stats alone, so that the stats tests may be
+        answered for a batch at once and a file they remove needs nothing else (append tables that
+        test a data filter, without row-range groups)."""
+        return (not self.pk and self.value_filter_enabled and not self.evolution_groups)
+
+    def stats_masks(self, files: Sequence[LiveFile]) -> list[tuple[bool, bool] | None]:
+        """Per file: the stats tests of the predicate and of the data filter, answered per schema over
+        the files that reach the stats stage (:meth:`reaches_stats`); None for the others."""
+        out: list[tuple[bool, bool] | None] = [None] * len(files)
+        by_schema: dict[int, list[int]] = {}
+        every = self.partition_filter is None and self.bucket_selector is None and not self.pk
+        for k, lf in enumerate(files):
+            if every or self.reaches_stats(lf):
+                by_schema.setdefault(lf.entry.file.schema_id, []).append(k)
+        for schema_id, positions in by_schema.items():
+            full, safe = self._filters(schema_id).masks()
+            batch = StatsColumns([files[k].stats for k in positions],
+                                 [files[k].entry.file.row_count for k in positions])
+            full_keep = [True] * len(positions) if full is None else full(batch).tolist()
+            safe_keep = [True] * len(positions) if safe is None else safe(batch).tolist()
+            for k, a, b in zip(positions, full_keep, safe_keep):
+                out[k] = (a, b)
+        return out
+
     # ---- per file -----------------------------------------------------------------------------
-    def evaluate(self, lf: LiveFile) -> _FileEval:
+    def reaches_stats(self, lf: LiveFile) -> bool:
+        """Whether the partition, bucket and level stages keep ``lf`` (the answers :meth:`evaluate`
+        gives, from the same per-partition caches)."""
+        entry = lf.entry
+        part_keep = self._partition_keep.get(entry.partition)
+        if part_keep is None:
+            part_keep = self._partition_keep[entry.partition] = (
+                self.partition_test is None or self.partition_test(lf.partition))
+        if not part_keep:
+            return False
+        if self.partition_filter is not None:
+            if self._rejected is None:
+                with signed_binary_order(self.rules.signed_binary_compare):
+                    self._rejected = rejected_manifests(self.table, self.partition_filter)
+            if entry.manifest in self._rejected:
+                return False
+        if self.bucket_selector is not None:
+            bkey = (entry.partition, entry.total_buckets)
+            if bkey in self._buckets:
+                buckets = self._buckets[bkey]
+            else:
+                buckets = self._buckets[bkey] = self.bucket_selector.buckets(lf.partition, entry.total_buckets)
+            if buckets is not None and entry.bucket not in buckets:
+                return False
+        return not (self.pk and self.skip_level0 and entry.file.level == 0)
+
+    def evaluate(self, lf: LiveFile, known: tuple[bool, bool] | None = None) -> _FileEval:
+        """The planner's answers for one file; ``known``: the stats tests of the predicate and of the
+        data filter on its value stats, when computed already for a batch (:meth:`stats_masks`)."""
         entry = lf.entry
         f = entry.file
         sf = self._filters(f.schema_id)
@@ -480,13 +571,15 @@ class _Planner:
         reached = part_keep and d["bucket_keep"] is not False and d["level_keep"]
         if full_test is None:
             d["stats_state"] = True
+        elif reached and known is not None:
+            d["stats_state"] = known[0]
         elif reached:
             d["stats_state"] = full_test(f.row_count, lf.stats, memo)
         else:  # no stage looks at this file's stats: decode them only if someone asks
             d["stats_state"] = partial(full_test, f.row_count, lf.stats, {})
         self._index(ev, sf)
         if reached:  # the value filter only matters for files that reach it
-            self._value(ev, sf, memo)
+            self._value(ev, sf, memo, None if known is None else known[1])
         d["key_keep"] = self._key(ev, sf, reached and not (self.value_filter_enabled and not ev.value_test))
         self._first_stage(ev, buckets)
         return ev
@@ -496,26 +589,28 @@ class _Planner:
         d = ev.decision
         d["index_used_at_planning"] = False
         lf = ev.lf
-        if lf.index_location == "none":
+        location = d["index_location"]
+        if location == "none":
             d["index_state"] = None
             return
-        keep = lf.index_location == "embedded" and self.index_at_planning and self.data_filter is not None
+        keep = location == "embedded" and self.index_at_planning and self.data_filter is not None
         d["index_state"] = _IndexAnswer(self, sf, lf, keep)
 
-    def _value(self, ev: _FileEval, sf: _SchemaFilters, memo: dict[int, bool]) -> None:
-        """The planner's value filter on this file: value stats, then the embedded index."""
+    def _value(self, ev: _FileEval, sf: _SchemaFilters, memo: dict[int, bool], known: bool | None = None) -> None:
+        """The planner's value filter on this file: value stats (``known``: their answer, computed
+        already), then the embedded index."""
         f = ev.lf.entry.file
         if self.data_filter is None:
             return
         safe, safe_test = sf.safe, sf.safe_test
         if safe is None or safe_test is None:
             return  # no conjunct is safe for this schema: Paimon keeps the file and skips the index
-        if not safe_test(f.row_count, ev.lf.stats, memo):
+        if not (safe_test(f.row_count, ev.lf.stats, memo) if known is None else known):
             ev.value_test, ev.value_stage = False, "stats"
             ev.value_reason = _StatsReason(safe, f.row_count, ev.lf.stats, self.fields, memo)
             return
         answer = ev.decision["index_state"]
-        if isinstance(answer, _IndexAnswer) and ev.lf.index_location == "embedded" and self.index_at_planning:
+        if isinstance(answer, _IndexAnswer) and ev.decision["index_location"] == "embedded" and self.index_at_planning:
             ev.index_remain = answer.data_remain()
         ev.index_consulted = ev.index_remain is not None
         if ev.index_consulted and ev.index_remain is False:
@@ -737,21 +832,67 @@ def plan(table: SnapshotReader, predicate: Predicate | None, *, index_enabled: b
     Returns:
         One :class:`PlanDecision` per live file, in ``table.live_files()`` order.
     """
+    decisions, _ = plan_deferring(table, predicate, index_enabled=index_enabled,
+                                  paimon_09_bitmap_or=paimon_09_bitmap_or, rules=rules, files=files, defer=False)
+    return cast("list[PlanDecision]", decisions)
+
+
+class StatsRemoved:
+    """The files :func:`plan_deferring` left undecided: the value stats remove each of them (stage
+    ``stats``), and nothing else about them is needed to plan the others.
+
+    Attributes:
+        positions: their positions among the files planned.
+    """
+
+    def __init__(self, planner: _Planner, files: Sequence[LiveFile], positions: list[int]) -> None:
+        self._planner = planner
+        self._files = files
+        self.positions = positions
+
+    def decision(self, position: int) -> PlanDecision:
+        """The decision :func:`plan` gives the file at ``position`` (one of :attr:`positions`)."""
+        p = self._planner
+        with gc_paused(), signed_binary_order(p.rules.signed_binary_compare):
+            ev = p.evaluate(self._files[position])
+            return _finished(ev)
+
+
+def plan_deferring(table: SnapshotReader, predicate: Predicate | None, *, index_enabled: bool = True,
+                   paimon_09_bitmap_or: bool = False, rules: PaimonRules | None = None,
+                   files: Sequence[LiveFile] | None = None, defer: bool = True
+                   ) -> tuple[list[PlanDecision | None], StatsRemoved | None]:
+    """:func:`plan`, with the stats tests answered for all files at once where a file's plan follows
+    from its own stats (append tables), and (``defer``) no decision built for the files they remove:
+    None at their positions, which :class:`StatsRemoved` lists and decides on request."""
     files = table.live_files() if files is None else files
     rules = rules or rules_of(table)
     with gc_paused(), signed_binary_order(rules.signed_binary_compare):
         planner = _Planner(table, predicate, index_enabled, paimon_09_bitmap_or, rules)
-        evals = [planner.evaluate(lf) for lf in files]
-        if data_evolution_enabled(table):
-            _row_range_groups(planner, evals, planner.rules.data_evolution_stats)
-        _whole_bucket(planner, evals)
-        out = []
-        for ev in evals:
-            d = ev.decision
-            d["planned"], d["stage"] = not ev.stage, ev.stage
-            d["reason"] = ev.reason if ev.stage else _kept_reason(ev)
-            out.append(_decision(d))
-    return out
+        known = planner.stats_masks(files) if planner.batch_stats else [None] * len(files)
+        evals: list[_FileEval | None] = []
+        removed: list[int] = []
+        for k, lf in enumerate(files):
+            answer = known[k]
+            if defer and answer is not None and not answer[1]:
+                removed.append(k)
+                evals.append(None)
+            else:
+                evals.append(planner.evaluate(lf, answer))
+        whole = [ev for ev in evals if ev is not None]
+        if planner.evolution_groups:
+            _row_range_groups(planner, whole, planner.rules.data_evolution_stats)
+        _whole_bucket(planner, whole)
+        out = [None if ev is None else _finished(ev) for ev in evals]
+    return out, (StatsRemoved(planner, files, removed) if removed else None)
+
+
+def _finished(ev: _FileEval) -> PlanDecision:
+    """The decision of a file whose planning is over."""
+    d = ev.decision
+    d["planned"], d["stage"] = not ev.stage, ev.stage
+    d["reason"] = ev.reason if ev.stage else _kept_reason(ev)
+    return _decision(d)
 
 
 _DECISION_DEFAULTS = {f.name: f.default for f in fields(PlanDecision) if f.default is not MISSING}

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 import paimon_lens as pl
-from paimon_lens.pruning.explain import _explained, _version_notes
+from paimon_lens.pruning.explain import _explained_all, _version_notes
 from paimon_lens.pruning.versions import rules_of
 from paimon_lens.writer import TableWriter
 
@@ -52,7 +52,7 @@ def _eager(table: Any, where: str) -> dict[str, Any]:
     rules = rules_of(table)
     predicate = parse_where(where, table.schema.fields)
     files = table.live_files()
-    verdicts, notes = _explained(table, predicate, files, False, True, rules)
+    verdicts, notes = _explained_all(table, predicate, files, False, True, rules)
     report = ExplainReport(table, where, predicate, verdicts, False,
                            _version_notes(table, predicate, rules, files) + notes, rules=rules)
     return report.to_dict()
