@@ -121,15 +121,16 @@ class SparkEngine:
 
 # ---- pandas -> Spark DataFrame ------------------------------------------------------------------
 
-def _is_null(v: Any) -> bool:
+def is_null(v: Any) -> bool:
+    """Whether a frame cell is missing: None or NaN (a null in Spark)."""
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
-def _kind(values: Sequence[Any]) -> str:
+def spark_kind(values: Sequence[Any]) -> str:
     """``boolean``, ``long``, ``double`` or ``string``: the Spark type a column's values fit."""
     kinds = set()
     for v in values:
-        if _is_null(v):
+        if is_null(v):
             continue
         if isinstance(v, bool) or type(v).__name__ == "bool_":
             kinds.add("boolean")
@@ -146,8 +147,10 @@ def _kind(values: Sequence[Any]) -> str:
     return kinds.pop() if len(kinds) == 1 else "string"
 
 
-def _cell(v: Any, kind: str) -> Any:
-    if _is_null(v):
+def spark_cell(v: Any, kind: str) -> Any:
+    """A frame cell as a Spark value of the column's :func:`spark_kind` (dicts and lists as JSON
+    text, bytes as hex, other objects as ``str``; None for :func:`is_null`)."""
+    if is_null(v):
         return None
     if kind == "boolean":
         return bool(v)
@@ -177,7 +180,7 @@ def to_spark(frame: Any, spark: Any = None) -> Any:
     types = {"boolean": BooleanType(), "long": LongType(), "double": DoubleType(), "string": StringType()}
     columns = [str(c) for c in frame.columns]
     data = [list(frame.iloc[:, i]) for i in range(len(columns))]
-    kinds = [_kind(col) for col in data]
+    kinds = [spark_kind(col) for col in data]
     schema = StructType([StructField(c, types[k], True) for c, k in zip(columns, kinds)])
-    rows = [tuple(_cell(col[r], k) for col, k in zip(data, kinds)) for r in range(len(frame))]
+    rows = [tuple(spark_cell(col[r], k) for col, k in zip(data, kinds)) for r in range(len(frame))]
     return session.createDataFrame(rows, schema)

@@ -58,7 +58,7 @@ from ..metadata.manifest import (
     read_manifest,
 )
 from ..values import to_python
-from .spark import _cell, _is_null, _kind, create_session
+from .spark import create_session, is_null, spark_cell, spark_kind
 
 if TYPE_CHECKING:
     from ..metadata.snapshot_reader import ReaderHandle, SnapshotReader
@@ -544,7 +544,7 @@ class IndexWork:
         for lf in reader.live_files():
             f = lf.entry.file
             pos = positions[f.file_name]
-            partition = _cell({k: to_python(v, ptypes[k]) for k, v in lf.partition.items()}, "string")
+            partition = spark_cell({k: to_python(v, ptypes[k]) for k, v in lf.partition.items()}, "string")
             for j, info in enumerate(self.decode_fn(reader, lf)):
                 if self.index_type is not None and info.index_type != self.index_type:
                     continue
@@ -554,14 +554,14 @@ class IndexWork:
                 for i, (k, v) in enumerate(self.summary_fn(info, as_json=False).items()):
                     if k in FILE_INDEX_COLUMNS:
                         k = f"index_{k}"
-                    null = _is_null(v)
+                    null = is_null(v)
                     facts = columns.get(k)
                     if facts is None:
                         facts = columns[k] = ColumnFacts((pos, j, i), set(), 0)
                     if not null:
-                        facts.kinds.add(_kind([v]))
+                        facts.kinds.add(spark_kind([v]))
                         facts.values += 1
-                    cells[k] = None if null else _cell(v, "string")
+                    cells[k] = None if null else spark_cell(v, "string")
                 yield (partition, lf.entry.bucket, f.file_name, f.row_count, info.column, info.index_type,
                        info.storage, info.index_file, info.bytes, info.error, cells)
         out.append(IndexPartial(rows, errors, columns))
@@ -573,7 +573,7 @@ class IndexWork:
 
 def column_kind(facts: ColumnFacts, rows: int) -> str:
     """The Spark type :func:`~paimon_lens.engines.spark.to_spark` gives the local frame's column:
-    that of its values (:func:`~paimon_lens.engines.spark._kind`), and ``double`` for integers with
+    that of its values (:func:`~paimon_lens.engines.spark.spark_kind`), and ``double`` for integers with
     missing values (pandas holds those as floats)."""
     kinds = facts.kinds
     if not kinds:

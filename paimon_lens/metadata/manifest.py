@@ -13,19 +13,31 @@ schema):
 
 Live files: ADD entries not cancelled by a DELETE with the same identifier (partition, bucket,
 level, file name, extra files, embedded index, external path), in base-then-delta order.
+
+Partition-filtered reads: :func:`read_manifest_where` returns what :func:`read_manifest` followed
+by a partition filter returns, but decodes and builds only the kept partitions' entries. An Avro
+manifest's blocks are all decompressed and scanned for their entries' partitions, and only the
+blocks holding a kept partition are decoded (:func:`~.avro.decode_avro_where`). A corrupt manifest
+is refused as the whole read refuses it, with its error: the scan checks in every entry what
+decoding checks and what :func:`read_manifest` checks by value (``_KIND`` 0 or 1; sizes, counts,
+schema ids and levels >= 0); the schema must be right and strict enough that no other check can
+fail (required fields not nullable, arrays of names holding strings); and any failure of the
+selective read (or an ORC or Parquet manifest) falls back to the whole read.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 from ..errors import CorruptFileError
-from ..io.fileio import FileIO
-from .meta_file import Kinds, read_meta_file
+from ..io.fileio import FileIO, read_file
+from .avro import AVRO_MAGIC, IntChecks, Unselectable, decode_avro_where
+from .meta_file import Kinds, _avro_kinds, check_kinds, read_meta_file
 
 FILE_KIND_ADD = 0
 FILE_KIND_DELETE = 1
@@ -339,6 +351,139 @@ def read_manifest(file_io: FileIO, manifest_dir: str, name: str, size: int | Non
     """Entries of manifest file ``name`` (``size``: its ``_FILE_SIZE`` in the manifest list)."""
     path = file_io.join(manifest_dir, name)
     records, _ = read_meta_file(file_io, path, "manifest", MANIFEST_KINDS, size)
+    return _manifest_entries(records, path, name)
+
+
+class ManifestSelection(NamedTuple):
+    """What :func:`read_manifest_where` read of a manifest."""
+
+    entries: list[ManifestEntry]
+    """The entries of the kept partitions, in manifest order."""
+    partitions: tuple[bytes, ...]
+    """Every partition of the manifest (of its ADD and DELETE entries), in order of first entry."""
+    whole: list[ManifestEntry] | None
+    """Every entry of the manifest when it was read whole (:func:`read_manifest`), else None."""
+
+
+def read_manifest_where(file_io: FileIO, manifest_dir: str, name: str, size: int | None,
+                        partition_keep: Callable[[bytes], bool]) -> ManifestSelection:
+    """The entries of manifest ``name`` whose partition ``partition_keep`` keeps (asked once per
+    partition): ``[e for e in read_manifest(...) if partition_keep(e.partition)]``, decoding and
+    checking only those.
+
+    An Avro manifest is read with :func:`~.avro.decode_avro_where`: its blocks are scanned for
+    their entries' partitions and only the blocks holding a kept one are decoded; the kept
+    entries are built and checked as :func:`read_manifest` checks them, the others' values by the
+    scan (see the module docs). Anything else (an ORC or Parquet manifest, a schema or codec the
+    scan does not handle, bytes that do not scan, decode or check) reads the manifest whole with
+    :func:`read_manifest` (from the bytes already read): its errors are the ones raised, so a
+    corrupt manifest is reported whichever partitions are asked for.
+    """
+    path = file_io.join(manifest_dir, name)
+    try:
+        data = read_file(file_io, path, size)
+    except Exception:  # reported as read_manifest reports it
+        data = None
+    if data is not None and data.startswith(AVRO_MAGIC):
+        try:
+            records, _, partitions = decode_avro_where(data, path, "_PARTITION", partition_keep, "manifest",
+                                                       _SCAN_CHECKS, partial(_check_selectable, path))
+            return ManifestSelection(_manifest_entries(records, path, name), tuple(partitions), None)
+        except Exception:
+            pass  # read whole below, which says what is wrong
+    whole = read_manifest(file_io if data is None else _Loaded(file_io, path, data), manifest_dir, name, size)
+    verdicts: dict[bytes, bool] = {}
+    for e in whole:
+        if e.partition not in verdicts:
+            verdicts[e.partition] = bool(partition_keep(e.partition))
+    return ManifestSelection([e for e in whole if verdicts[e.partition]], tuple(verdicts), whole)
+
+
+#: The int fields :func:`_manifest_entries` checks in each entry, checked by the selective read in
+#: every entry it scans (kept or not): ``_KIND`` 0 or 1, the others >= 0.
+_SCAN_CHECKS: IntChecks = {"_KIND": (FILE_KIND_ADD, FILE_KIND_DELETE),
+                           **{f"_FILE.{f}": None for f, _, types, non_negative in _FILE_VALUES if non_negative}}
+_INTS = ("int", "long")
+#: Fields whose values :func:`_manifest_entries` requires (no null): of a selectively read
+#: manifest, plain types, so that no value of an entry left undecoded could fail.
+_REQUIRED = {"_KIND": _INTS, "_PARTITION": ("bytes",), "_BUCKET": _INTS, "_TOTAL_BUCKETS": _INTS}
+_REQUIRED_FILE = {f: ("string",) if types == _STR else _INTS
+                  for f, _, types, _ in _FILE_VALUES if types in (_STR, _INT)}
+_NAME_LISTS = ("_EXTRA_FILES", "_VALUE_STATS_COLS", "_WRITE_COLS")
+
+
+def _check_selectable(path: str, schema: dict[str, Any]) -> None:
+    """Raise unless the manifest schema ``schema`` is right (:func:`~.meta_file.check_kinds`) and
+    strict enough that :func:`_manifest_entries` could only refuse an entry the scan of
+    :func:`~.avro.decode_avro_where` refuses too (see :data:`_SCAN_CHECKS`)."""
+    check_kinds(_avro_kinds(schema), MANIFEST_KINDS, path, "manifest")
+    fields = _fields(schema)
+    file = fields.get("_FILE")
+    if not isinstance(file, dict) or file.get("type") != "record":
+        raise Unselectable("_FILE is not a record")
+    file_fields = _fields(file)
+    for where, required in ((fields, _REQUIRED), (file_fields, _REQUIRED_FILE)):
+        for f, types in required.items():
+            if _plain(where.get(f)) not in types:
+                raise Unselectable(f"{f} is not a plain {' or '.join(types)}")
+    for f in _NAME_LISTS:
+        t = _non_null(file_fields.get(f, {"type": "array", "items": "string"}))
+        if not isinstance(t, dict) or t.get("type") != "array" or _plain(t.get("items")) != "string":
+            raise Unselectable(f"{f} is not an array of strings")
+    created = _non_null(file_fields.get("_CREATION_TIME", {"type": "long", "logicalType": "timestamp-millis"}))
+    if not isinstance(created, dict) or created.get("logicalType") != "timestamp-millis":
+        raise Unselectable("_CREATION_TIME is not a timestamp-millis")
+
+
+def _fields(record: dict[str, Any]) -> dict[str, Any]:
+    return {f["name"]: f.get("type") for f in record.get("fields", ()) if isinstance(f, dict) and "name" in f}
+
+
+def _plain(t: Any) -> str | None:
+    """The primitive type ``t`` is, without logical type; None for any other."""
+    if isinstance(t, dict) and "logicalType" not in t:
+        t = t.get("type")
+    return t if isinstance(t, str) else None
+
+
+def _non_null(t: Any) -> Any:
+    """The type of a union ``[null, t]``; ``t`` itself when not a union."""
+    if isinstance(t, list):
+        rest = [b for b in t if b != "null"]
+        return rest[0] if len(rest) == 1 else None
+    return t
+
+
+class _Loaded:
+    """``file_io`` with the bytes of ``path`` already read (a manifest read whole after a selective
+    read failed is not fetched twice)."""
+
+    def __init__(self, file_io: FileIO, path: str, data: bytes) -> None:
+        self.file_io, self.path, self.data = file_io, path, data
+
+    def read_bytes(self, path: str) -> bytes:
+        return self.data if path == self.path else self.file_io.read_bytes(path)
+
+    def read_range(self, path: str, offset: int, length: int) -> bytes:
+        if path == self.path:
+            return self.data[offset:offset + length]
+        return self.file_io.read_range(path, offset, length)
+
+    def exists(self, path: str) -> bool:
+        return path == self.path or self.file_io.exists(path)
+
+    def list_names(self, path: str) -> list[str]:
+        return self.file_io.list_names(path)
+
+    def size(self, path: str) -> int:
+        return len(self.data) if path == self.path else self.file_io.size(path)
+
+    def join(self, *parts: str) -> str:
+        return self.file_io.join(*parts)
+
+
+def _manifest_entries(records: list[dict[str, Any]], path: str, name: str) -> list[ManifestEntry]:
+    """Manifest entries of ``records`` (of manifest ``name`` at ``path``), checked."""
     try:
         entries = [_entry(r["_KIND"], r["_PARTITION"], r["_BUCKET"], r["_TOTAL_BUCKETS"],
                           DataFileMeta.from_record(r["_FILE"]), name)

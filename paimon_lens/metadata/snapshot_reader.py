@@ -6,6 +6,10 @@ or :meth:`SnapshotReader.on_branch`). It knows no engine and builds no frames: t
 (:mod:`paimon_lens.pruning`, :mod:`paimon_lens.advisor`, ...) read through it and
 :class:`paimon_lens.table.Table` puts a public face on both.
 
+A partition filter's listing (:meth:`SnapshotReader.live_files_where`) decodes of a manifest only
+the kept partitions' entries (:func:`~.manifest.read_manifest_where`); those are cached apart, per
+manifest and set of kept partitions, and a manifest is cached as read whole only when it is.
+
 Readers travel to other processes as a :class:`ReaderHandle` (path, FileIO, snapshot and schemas;
 no manifest), which rebuilds on a worker the reader restricted to the entries a task works on.
 """
@@ -36,6 +40,7 @@ from .manifest import (
     read_index_manifest,
     read_manifest,
     read_manifest_list,
+    read_manifest_where,
 )
 from .paths import BRANCH_PREFIX, branch_names, bucket_dir, is_main_branch, partition_path
 from .schema import SchemaManager, TableSchema
@@ -103,6 +108,10 @@ class _UnknownStats(tuple[ColumnStats, ...]):
         return obj
 
 
+#: the partial manifest reads (one manifest's entries of some partitions) a table directory keeps
+_MANIFEST_PARTS_KEPT = 256
+
+
 class _Cache:
     """Caches shared by every reader of one table directory."""
 
@@ -110,6 +119,11 @@ class _Cache:
         self.lock = threading.Lock()
         self.manifest_lists: dict[str, list[ManifestFileMeta]] = {}
         self.manifests: dict[str, list[ManifestEntry]] = {}
+        """Every entry of a manifest, by file name."""
+        self.manifest_partitions: dict[str, tuple[bytes, ...]] = {}
+        """Every partition of a manifest read in part (:func:`read_manifest_where`), by file name."""
+        self.manifest_parts: dict[tuple[str, frozenset[bytes]], list[ManifestEntry]] = {}
+        """The entries of some of a manifest's partitions, by file name and those partitions."""
         self.index_manifests: dict[str, list[IndexFileMeta]] = {}
         self.sizes: dict[str, int] = {}
         self.shared: dict[str, Any] = {}
@@ -318,6 +332,55 @@ class SnapshotReader:
             out.extend(self._cache.manifests[n])
         return out
 
+    def _entries_where(self, metas: Sequence[ManifestFileMeta],
+                       partition_keep: Callable[[bytes], bool]) -> list[ManifestEntry]:
+        """``[e for e in self._entries_of(metas) if partition_keep(e.partition)]``, reading of the
+        manifests not read whole yet only the kept partitions' entries (:func:`read_manifest_where`;
+        kept per manifest and set of kept partitions, never as the manifest's entries unless they
+        are all of them)."""
+        names = [m.file_name for m in metas]
+        sizes = {m.file_name: m.file_size for m in metas}
+        todo = [n for n in dict.fromkeys(names) if n not in self._cache.manifests]
+        if self.manifest_mapper is not None and len(todo) >= self.manifest_mapper[1]:
+            return [e for e in self._entries_of(metas) if partition_keep(e.partition)]
+        verdicts: dict[bytes, bool] = {}
+
+        def keep(partition: bytes) -> bool:
+            got = verdicts.get(partition)
+            if got is None:
+                got = verdicts[partition] = bool(partition_keep(partition))
+            return got
+
+        def kept(name: str) -> list[ManifestEntry]:
+            whole = self._cache.manifests.get(name)
+            if whole is not None:
+                return [e for e in whole if keep(e.partition)]
+            partitions = self._cache.manifest_partitions.get(name)
+            if partitions is not None:
+                part = self._cache.manifest_parts.get((name, frozenset(filter(keep, partitions))))
+                if part is not None:
+                    return part
+            sel = read_manifest_where(self.file_io, self.manifest_dir, name, sizes[name], keep)
+            if sel.whole is not None:
+                self._cache.manifests[name] = sel.whole
+                return sel.entries
+            kept_partitions = frozenset(filter(keep, sel.partitions))
+            if len(kept_partitions) == len(sel.partitions):  # every entry: the manifest read whole
+                self._cache.manifests[name] = sel.entries
+            else:
+                self._cache.manifest_partitions[name] = sel.partitions
+                if len(self._cache.manifest_parts) >= _MANIFEST_PARTS_KEPT:  # bounded: oldest out
+                    del self._cache.manifest_parts[next(iter(self._cache.manifest_parts))]
+                self._cache.manifest_parts[(name, kept_partitions)] = sel.entries
+            return sel.entries
+
+        with gc_paused():
+            got = dict(zip(todo, self._map(kept, todo, "manifests")))
+            out: list[ManifestEntry] = []
+            for n in names:
+                out.extend(got[n] if n in got else kept(n))
+        return out
+
     @consistent
     def delta_entries(self) -> list[ManifestEntry]:
         """The entries of the snapshot's delta manifest list alone: what its commit added and deleted
@@ -421,7 +484,8 @@ class SnapshotReader:
 
         When the live files are not listed yet, only the manifests ``manifest_keep`` admits are read
         (a manifest it rejects must hold no entry of a kept partition: Paimon's test of the manifest
-        list's partition stats), and only the kept partitions' entries are merged and decoded; once
+        list's partition stats), and of those only the kept partitions' entries are decoded (the
+        blocks holding them, :func:`~.manifest.read_manifest_where`), merged and listed; once
         listed, the files are indexed by partition (once per snapshot) and no manifest is skipped.
         """
         if self._files is None and self._live is None and manifest_keep is not None:
@@ -430,7 +494,7 @@ class SnapshotReader:
             if len(read) < len(metas):
                 skipped = [m for m in metas if not manifest_keep(m)]
                 with gc_paused():
-                    entries = [e for e in self._entries_of(read) if partition_keep(e.partition)]
+                    entries = self._entries_where(read, partition_keep)
                     return self._listed(merge_entries(entries)), skipped
         files = self.live_files()
         by_partition: dict[bytes, list[int]] = self.memo("live_files_by_partition", lambda: _positions(files))

@@ -31,6 +31,11 @@ from ..types import DataType
 _SIGNED_BYTES: ContextVar[bool] = ContextVar("paimon_lens_signed_bytes", default=False)
 
 
+def signed_binary_compare() -> bool:
+    """Whether ``byte[]`` compares as signed bytes here (inside :func:`signed_binary_order` ``(True)``)."""
+    return _SIGNED_BYTES.get()
+
+
 @contextmanager
 def signed_binary_order(signed: bool) -> Iterator[None]:
     """Within the block, ``byte[]`` compares as signed bytes, as Paimon before 2.0 compared them."""

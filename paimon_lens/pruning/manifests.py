@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import PaimonLensError
 from ..metadata.stats import decode_stats
-from .compare import compile_row_test
+from ..predicate.model import leaves
+from .compare import compile_row_test, signed_binary_compare
 from .stats import compile_stats_test
 
 if TYPE_CHECKING:
@@ -31,19 +32,40 @@ if TYPE_CHECKING:
 
 def manifest_test(table: SnapshotReader, partition_filter: Predicate) -> Callable[[ManifestFileMeta], bool]:
     """``keep(manifest)``: whether the partition stats of a manifest may hold a partition
-    ``partition_filter`` (bound to the partition columns) keeps; True when they cannot be decoded."""
+    ``partition_filter`` (bound to the partition columns) keeps; True when they cannot be decoded.
+    Answers are kept on the table per filter (a manifest list entry never changes), so the explain
+    that finds the candidates and the planner that names the manifests not read decode them once."""
     fields = table.schema.partition_fields
     test = compile_stats_test(partition_filter, fields)
     manifest_dir = table.manifest_dir
+    answers: dict[tuple[str, str], bool] = _answers(table, partition_filter)
 
     def keep(m: ManifestFileMeta) -> bool:
-        try:
-            stats = decode_stats(m.partition_stats, fields,
-                                 f"{manifest_dir}/{m.manifest_list} entry {m.file_name} _PARTITION_STATS")
-            return bool(test(m.num_added_files + m.num_deleted_files, stats, {}))
-        except (PaimonLensError, ValueError, TypeError, IndexError):
-            return True  # stats that do not decode rule nothing out
+        key = (m.manifest_list, m.file_name)
+        got = answers.get(key)
+        if got is None:
+            try:
+                stats = decode_stats(m.partition_stats, fields,
+                                     f"{manifest_dir}/{m.manifest_list} entry {m.file_name} _PARTITION_STATS")
+                got = bool(test(m.num_added_files + m.num_deleted_files, stats, {}))
+            except (PaimonLensError, ValueError, TypeError, IndexError):
+                got = True  # stats that do not decode rule nothing out
+            answers[key] = got
+        return got
     return keep
+
+
+def _answers(table: SnapshotReader, partition_filter: Predicate) -> dict[tuple[str, str], bool]:
+    """The table's kept answers of :func:`manifest_test` for this filter (and byte order), or a new
+    dict when the filter cannot be a key."""
+    literals = tuple(repr(leaf.literals) for leaf in leaves(partition_filter))  # -0.0 is not 0.0 here
+    key = (partition_filter, literals, signed_binary_compare())
+    try:
+        hash(key)
+    except TypeError:
+        return {}
+    by_filter: dict[Any, dict[tuple[str, str], bool]] = table.memo("manifest_partition_answers", dict)
+    return by_filter.setdefault(key, {})
 
 
 def partition_test(table: SnapshotReader, partition_filter: Predicate) -> Callable[[bytes], bool]:

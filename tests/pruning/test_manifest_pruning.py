@@ -140,3 +140,25 @@ def test_the_notebook_view_does_not_list_the_removed_partitions(history_table: P
     full = report.summary()  # lists them
     assert report.complete and full["files"] == len(table.live_files())
     assert "all files" in report._repr_html_()
+
+
+def test_manifest_partition_stats_are_tested_once_per_filter(history_table: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from paimon_lens.pruning import manifests
+
+    calls: list[str] = []
+    real = manifests.decode_stats
+
+    def counting(stats: Any, fields: Any, where: str | None) -> Any:
+        calls.append(str(where))
+        return real(stats, fields, where)
+
+    monkeypatch.setattr(manifests, "decode_stats", counting)
+    table = pl.open_table(str(history_table), progress=False)
+    first = table.explain("dt = 'c' AND score = 3").to_dict()
+    decoded = len(calls)
+    assert decoded == len(set(calls)) == len(table.manifest_files())  # the candidates and the planner share them
+    assert table.explain("dt = 'c' AND score = 3").to_dict() == first
+    assert len(calls) == decoded
+    table.explain("dt = 'b'")  # another filter: its own answers
+    assert len(calls) == 2 * decoded
