@@ -527,30 +527,32 @@ def _apply_shape(plan: tuple[tuple[str, tuple[tuple[str, int], ...]], ...], valu
                  head_length: int, size: int) -> tuple[ColumnIndexes, ...] | None:
     """The columns of a head matching a shape (``values`` unpacked by it); None if an entry's
     ``[start, start + length)`` is not in the body."""
-    new = _new
-    entry_cls = IndexEntry
-    column_cls = ColumnIndexes
     columns = []
     for name, entries_plan in plan:
         entries = []
         for index_type, i in entries_plan:
-            start = values[i]
-            length = values[i + 1]
-            if start != EMPTY_INDEX_FLAG and (start < head_length or start > size
-                                              or length < 0 or length > size - start):
+            entry = _body_entry(index_type, values[i], values[i + 1], head_length, size)
+            if entry is None:
                 return None
-            entry = new(entry_cls)  # IndexEntry(index_type, start, length), filled directly
-            fields = entry.__dict__
-            fields["index_type"] = index_type
-            fields["start"] = start
-            fields["length"] = length
             entries.append(entry)
-        column = new(column_cls)  # ColumnIndexes(name, tuple(entries))
-        fields = column.__dict__
-        fields["column"] = name
-        fields["indexes"] = tuple(entries)
-        columns.append(column)
+        columns.append(_column_of(name, entries))
     return tuple(columns)
+
+
+def _body_entry(index_type: str, start: int, length: int, head_length: int, size: int) -> IndexEntry | None:
+    """:func:`_entry`, or None if ``[start, start + length)`` is not in the body (where the slow path raises)."""
+    if start != EMPTY_INDEX_FLAG and (start < head_length or start > size or length < 0 or length > size - start):
+        return None
+    return _entry(index_type, start, length)
+
+
+def _column_of(name: str, entries: list[IndexEntry]) -> ColumnIndexes:
+    """``ColumnIndexes(name, tuple(entries))``, filled directly."""
+    column = _new(ColumnIndexes)
+    fields = column.__dict__
+    fields["column"] = name
+    fields["indexes"] = tuple(entries)
+    return column
 
 
 def _walk_head(first: bytes, head_length: int, column_count: int, size: int
@@ -564,9 +566,6 @@ def _walk_head(first: bytes, head_length: int, column_count: int, size: int
     names = _NAMES
     i32 = _I32.unpack_from
     entry_fields = _ENTRY.unpack_from
-    new = _new
-    entry_cls = IndexEntry
-    column_cls = ColumnIndexes
     columns = []
     offsets: list[int] = []
     for _ in range(column_count):
@@ -597,22 +596,13 @@ def _walk_head(first: bytes, head_length: int, column_count: int, size: int
             if index_type is None and (index_type := _decode_name(raw)) is None:
                 return None
             start, length = entry_fields(first, stop)
-            if start != EMPTY_INDEX_FLAG and (start < head_length or start > size
-                                              or length < 0 or length > size - start):
+            entry = _body_entry(index_type, start, length, head_length, size)
+            if entry is None:
                 return None
             offsets.append(stop)
             pos = stop + 8
-            entry = new(entry_cls)  # IndexEntry(index_type, start, length), filled directly
-            fields = entry.__dict__
-            fields["index_type"] = index_type
-            fields["start"] = start
-            fields["length"] = length
             entries.append(entry)
-        column = new(column_cls)  # ColumnIndexes(name, tuple(entries))
-        fields = column.__dict__
-        fields["column"] = name
-        fields["indexes"] = tuple(entries)
-        columns.append(column)
+        columns.append(_column_of(name, entries))
     if pos + 4 > end:
         return None
     redundant_length = i32(first, pos)[0]

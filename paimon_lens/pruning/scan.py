@@ -64,12 +64,12 @@ from .file_index_predicate import FileIndexPredicate
 from .lazy_text import LazyText, resolved
 from .manifests import rejected_manifests
 from .stats import StatsTest, compile_stats_test, stats_reason
-from .stats_vector import StatsColumns, StatsMask, compile_stats_mask
 from .versions import rules_of, rules_of_newest
 
 if TYPE_CHECKING:
     from ..metadata.schema import TableSchema
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
+    from .stats_vector import StatsMask
     from .versions import PaimonRules
 
 STAGES = ("partition", "bucket", "level", "stats", "index", "whole_bucket")
@@ -284,6 +284,8 @@ class _SchemaFilters:
     def masks(self) -> tuple[StatsMask | None, StatsMask | None]:
         """``full_test`` and ``safe_test`` for a batch of files at once (compiled on first use)."""
         if self._masks is None:
+            from .stats_vector import compile_stats_mask  # numpy: loaded when a batch is tested
+
             fields = self._planner.fields
             self._masks = (None if self.full is None else compile_stats_mask(self.full, fields),
                            None if self.safe is None else compile_stats_mask(self.safe, fields))
@@ -498,6 +500,8 @@ class _Planner:
         for k, lf in enumerate(files):
             if every or self.reaches_stats(lf):
                 by_schema.setdefault(lf.entry.file.schema_id, []).append(k)
+        from .stats_vector import StatsColumns
+
         for schema_id, positions in by_schema.items():
             full, safe = self._filters(schema_id).masks()
             batch = StatsColumns([files[k].stats for k in positions],
@@ -513,27 +517,38 @@ class _Planner:
         """Whether the partition, bucket and level stages keep ``lf`` (the answers :meth:`evaluate`
         gives, from the same per-partition caches)."""
         entry = lf.entry
+        if self._partition_answer(lf) != (True, False):
+            return False
+        buckets = self._bucket_set(lf)
+        if buckets is not None and entry.bucket not in buckets:
+            return False
+        return not (self.pk and self.skip_level0 and entry.file.level == 0)
+
+    def _partition_answer(self, lf: LiveFile) -> tuple[bool, bool]:
+        """(the partition stage keeps the file, its manifest is not read though its partition passes)."""
+        entry = lf.entry
         part_keep = self._partition_keep.get(entry.partition)
         if part_keep is None:
             part_keep = self._partition_keep[entry.partition] = (
                 self.partition_test is None or self.partition_test(lf.partition))
-        if not part_keep:
-            return False
-        if self.partition_filter is not None:
+        if part_keep and self.partition_filter is not None:
             if self._rejected is None:
                 with signed_binary_order(self.rules.signed_binary_compare):
                     self._rejected = rejected_manifests(self.table, self.partition_filter)
             if entry.manifest in self._rejected:
-                return False
-        if self.bucket_selector is not None:
-            bkey = (entry.partition, entry.total_buckets)
-            if bkey in self._buckets:
-                buckets = self._buckets[bkey]
-            else:
-                buckets = self._buckets[bkey] = self.bucket_selector.buckets(lf.partition, entry.total_buckets)
-            if buckets is not None and entry.bucket not in buckets:
-                return False
-        return not (self.pk and self.skip_level0 and entry.file.level == 0)
+                return False, True  # Paimon does not read the manifest, whatever the entry says
+        return part_keep, False
+
+    def _bucket_set(self, lf: LiveFile) -> frozenset[int] | None:
+        """The buckets bucket pruning keeps in the file's partition (None: no bucket pruning)."""
+        if self.bucket_selector is None:
+            return None
+        entry = lf.entry
+        bkey = (entry.partition, entry.total_buckets)
+        if bkey in self._buckets:
+            return self._buckets[bkey]
+        got = self._buckets[bkey] = self.bucket_selector.buckets(lf.partition, entry.total_buckets)
+        return got
 
     def evaluate(self, lf: LiveFile, known: tuple[bool, bool] | None = None) -> _FileEval:
         """The planner's answers for one file; ``known``: the stats tests of the predicate and of the
@@ -545,25 +560,9 @@ class _Planner:
                              "bucket": entry.bucket, "level": f.level,
                              "index_location": lf.index_location}
         ev = _FileEval(lf, d)
-        part_keep = self._partition_keep.get(entry.partition)
-        if part_keep is None:
-            part_keep = self._partition_keep[entry.partition] = (
-                self.partition_test is None or self.partition_test(lf.partition))
-        if part_keep and self.partition_filter is not None:
-            if self._rejected is None:
-                with signed_binary_order(self.rules.signed_binary_compare):
-                    self._rejected = rejected_manifests(self.table, self.partition_filter)
-            if entry.manifest in self._rejected:
-                part_keep = False  # Paimon does not read the manifest, whatever the entry says
-                ev.manifest_rejected = True
+        part_keep, ev.manifest_rejected = self._partition_answer(lf)
         d["partition_keep"] = part_keep
-        buckets: frozenset[int] | None = None
-        if self.bucket_selector is not None:
-            bkey = (entry.partition, entry.total_buckets)
-            if bkey in self._buckets:
-                buckets = self._buckets[bkey]
-            else:
-                buckets = self._buckets[bkey] = self.bucket_selector.buckets(lf.partition, entry.total_buckets)
+        buckets = self._bucket_set(lf)
         d["bucket_keep"] = None if buckets is None else entry.bucket in buckets
         d["level_keep"] = not (self.pk and self.skip_level0 and f.level == 0)
         memo: dict[int, bool] = {}  # leaf answers on this file's value stats
