@@ -4,13 +4,16 @@ Stages, in Paimon's order (see :mod:`paimon_lens.pruning.scan` for the planning 
 
 1. partition      partition values (and manifest partition stats) against the partition predicate
 2. bucket         bucket-key equality / IN, with Paimon's bucket hash
-3. stats          manifest min/max/null counts (append tables; PK tables only with deletion vectors)
-4. index (plan)   embedded file indexes, evaluated while planning
+3. level          primary-key tables whose batch scan reads only levels above 0 (deletion vectors,
+                  ``first-row``): level-0 files
+4. stats          manifest min/max/null counts (append tables; PK tables only with deletion vectors)
+5. index (plan)   embedded file indexes, evaluated while planning
+6. whole_bucket   primary-key tables: a bucket of overlapping files none of which passes is dropped
    ------------- the scan plan ends here: ``planned``
-5. index (read)   external ``.index`` files, evaluated when the file is opened
-6. index rows     a bitmap index result selects the rows the reader returns (Paimon 1.0+); a file
+7. index (read)   external ``.index`` files, evaluated when the file is opened
+8. index rows     a bitmap index result selects the rows the reader returns (Paimon 1.0+); a file
                   whose selection is empty is not read (``index_selected_rows``)
-7. deletion vector  the deleted rows are taken out of that selection (``[0, rowCount)`` without a
+9. deletion vector  the deleted rows are taken out of that selection (``[0, rowCount)`` without a
                   bitmap); a file left with no row is not read (``dv_removed_rows``)
    ------------- ``read``; ``rows_after_dv`` rows are handed to the row-level filter
 
@@ -53,10 +56,14 @@ if TYPE_CHECKING:
     from .scan import PlanDecision, StatsRemoved
     from .versions import PaimonRules
 
-STAGES = ("partition", "bucket", "stats", "index", "read index", "index rows", "deletion vector")
+STAGES = ("partition", "bucket", "level", "stats", "index", "whole_bucket", "read index", "index rows",
+          "deletion vector")
+
+_STAGE_ORDER = {stage: i for i, stage in enumerate(STAGES)}
 
 #: the funnel's label of each stage (what is still in play after it)
-STAGE_LABELS = {"index rows": "after index row selection"}
+STAGE_LABELS = {"level": "after level-0 rule", "whole_bucket": "after whole-bucket rule",
+                "index rows": "after index row selection"}
 
 _new = object.__new__
 
@@ -258,15 +265,30 @@ class ExplainReport:
         ``complete=False``: over :attr:`candidate_files` (no manifest read for the others); its
         first row is then the files of the kept partitions unless :attr:`complete`.
         """
+        files = self.files if complete else self._files
+        extra = self._removed_by_stats(complete)  # in play until the stats stage
+        last = len(STAGES)  # read files, and those of any other stage, stay in play to the end
+        # per stage that removes files (``last``: none): files, bytes, whole rows, rows the index
+        # selects, rows the deletion vectors leave
+        tally = [[0, 0, 0, 0, 0] for _ in range(last + 1)]
+        for f in files:
+            t = tally[_STAGE_ORDER.get(f.stage, last)]
+            t[0] += 1
+            t[1] += f.file_size
+            t[2] += f.row_count
+            t[3] += f.row_count if f.index_selected_rows is None else f.index_selected_rows
+            t[4] += f.rows_after_dv
+        stats_at = _STAGE_ORDER["stats"]
+        label = "all files" if self.complete else "files of the kept partitions"
         rows = []
-        alive = list(self.files if complete else self._files)
-        extra: tuple[int, int, int] | None = self._removed_by_stats(complete)  # in play until the stats stage
-        rows.append(_stage_row("all files" if self.complete else "files of the kept partitions", alive, "", extra))
-        for stage in STAGES:
-            alive = [f for f in alive if f.stage != stage]
-            if stage == "stats":
-                extra = None
-            rows.append(_stage_row(STAGE_LABELS.get(stage, f"after {stage}"), alive, stage, extra))
+        alive = [sum(t[k] for t in tally) for k in range(5)]
+        for i, stage in enumerate(("", *STAGES)):
+            if i:
+                alive = [a - b for a, b in zip(alive, tally[i - 1])]
+            n, size, count = extra if i <= stats_at else (0, 0, 0)
+            measure = 4 if stage == "deletion vector" else 3 if stage == "index rows" else 2
+            rows.append({"stage": STAGE_LABELS.get(stage, f"after {stage}") if stage else label,
+                         "files": alive[0] + n, "bytes": alive[1] + size, "rows": alive[measure] + count})
         return rows
 
     def summary(self, complete: bool = True) -> dict[str, Any]:
@@ -383,22 +405,6 @@ class ExplainReport:
     def _repr_html_(self) -> str | None:
         return render_html(self)
 
-
-
-def _stage_row(name: str, files: Sequence[FileVerdict], stage: str = "",
-               extra: tuple[int, int, int] | None = None) -> dict[str, Any]:
-    """Files, bytes and rows in play after ``stage``: whole files, the index-selected rows after
-    "index rows", the rows the deletion vectors leave after "deletion vector" (``extra``: the
-    (files, bytes, rows) of whole files in play without a verdict yet)."""
-    if stage == "deletion vector":
-        rows = sum(f.rows_after_dv for f in files)
-    elif stage == "index rows":
-        rows = sum(f.row_count if f.index_selected_rows is None else f.index_selected_rows for f in files)
-    else:
-        rows = sum(f.row_count for f in files)
-    n, size, count = extra or (0, 0, 0)
-    return {"stage": name, "files": len(files) + n, "bytes": sum(f.file_size for f in files) + size,
-            "rows": rows + count}
 
 
 def deletion_vector_bitmaps(table: SnapshotReader) -> dict[str, BitMap]:

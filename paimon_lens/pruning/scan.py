@@ -42,7 +42,7 @@ the caller; the predicate and the data filter are answered from one container, e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
@@ -69,7 +69,7 @@ from .versions import rules_of, rules_of_newest
 if TYPE_CHECKING:
     from ..metadata.schema import TableSchema
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
-    from .stats_vector import StatsMask
+    from .stats_vector import StatsColumns, StatsMask
     from .versions import PaimonRules
 
 STAGES = ("partition", "bucket", "level", "stats", "index", "whole_bucket")
@@ -493,19 +493,24 @@ class _Planner:
 
     def stats_masks(self, files: Sequence[LiveFile]) -> list[tuple[bool, bool] | None]:
         """Per file: the stats tests of the predicate and of the data filter, answered per schema over
-        the files that reach the stats stage (:meth:`reaches_stats`); None for the others."""
+        the files that reach the stats stage (:meth:`reaches_stats`); None for the others. When every
+        file reaches it, the gathered stats columns are kept on the table for the next plan of the
+        same files."""
         out: list[tuple[bool, bool] | None] = [None] * len(files)
-        by_schema: dict[int, list[int]] = {}
-        every = self.partition_filter is None and self.bucket_selector is None and not self.pk
-        for k, lf in enumerate(files):
-            if every or self.reaches_stats(lf):
-                by_schema.setdefault(lf.entry.file.schema_id, []).append(k)
-        from .stats_vector import StatsColumns
-
-        for schema_id, positions in by_schema.items():
+        if self.partition_filter is None and self.bucket_selector is None and not self.pk:
+            kept: dict[int, tuple[Sequence[LiveFile], dict[int, tuple[list[int], StatsColumns]]]] = (
+                self.table.memo("stats_batches", dict))
+            got = kept.get(id(files))
+            if got is None or got[0] is not files:
+                if len(kept) >= _STATS_BATCHES_KEPT:
+                    kept.clear()
+                got = kept[id(files)] = (files, _batches(files, range(len(files))))
+            groups = got[1]
+        else:
+            groups = _batches(files, [k for k, lf in enumerate(files) if self.reaches_stats(lf)])
+        for schema_id, (positions, batch) in groups.items():
+            batch.forget_masks()  # the leaves of earlier predicates
             full, safe = self._filters(schema_id).masks()
-            batch = StatsColumns([files[k].stats for k in positions],
-                                 [files[k].entry.file.row_count for k in positions])
             full_keep = [True] * len(positions) if full is None else full(batch).tolist()
             safe_keep = [True] * len(positions) if safe is None else safe(batch).tolist()
             for k, a, b in zip(positions, full_keep, safe_keep):
@@ -664,6 +669,21 @@ class _Planner:
         d["stats_used"] = self.value_filter_enabled
         reached = d["partition_keep"] and d["bucket_keep"] is not False and d["level_keep"]
         d["index_used_at_planning"] = bool(reached and self.value_filter_enabled and ev.index_consulted)
+
+
+#: the batches of files whose gathered stats columns a table keeps (see :meth:`_Planner.stats_masks`)
+_STATS_BATCHES_KEPT = 4
+
+
+def _batches(files: Sequence[LiveFile], positions: Iterable[int]) -> dict[int, tuple[list[int], StatsColumns]]:
+    """The files at ``positions`` grouped by schema id: (their positions, their value stats)."""
+    from .stats_vector import StatsColumns
+
+    by_schema: dict[int, list[int]] = {}
+    for k in positions:
+        by_schema.setdefault(files[k].entry.file.schema_id, []).append(k)
+    return {sid: (ks, StatsColumns([files[k].stats for k in ks], [files[k].entry.file.row_count for k in ks]))
+            for sid, ks in by_schema.items()}
 
 
 def _sql(pred: Predicate | None) -> str:

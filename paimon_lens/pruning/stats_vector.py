@@ -110,6 +110,10 @@ class StatsColumns:
         # (id(leaf), slots) -> (leaf, mask, which files the mask holds: None for all)
         self._masks: dict[tuple[int, tuple[int, ...]], tuple[LeafPredicate, Mask, Mask | None]] = {}
 
+    def forget_masks(self) -> None:
+        """Drop the leaf masks (kept per leaf object): the columns stay for the next predicate's leaves."""
+        self._masks.clear()
+
     @cached_property
     def _min_len(self) -> int:
         return min(map(len, self.stats), default=0)

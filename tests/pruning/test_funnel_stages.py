@@ -73,3 +73,17 @@ def test_new_fields_in_frame_json_and_cli(capsys: pytest.CaptureFixture[str]) ->
     doc = json.loads(capsys.readouterr().out)
     stages = [row["stage"] for row in doc["summary"]["funnel"]]
     assert stages[-2:] == ["after index row selection", "after deletion vector"]
+
+
+def test_level_0_files_leave_the_funnel_at_their_stage() -> None:
+    """A primary-key table with deletion vectors whose files are all at level 0: the batch scan reads
+    none, and the funnel says so (files removed at the level stage are not still "in play")."""
+    table = pl.open_table("tests/fixtures/pypaimon/warehouse/db.db/pk_dv_in_data_dir", progress=False)
+    field = table.schema.fields[-1].name
+    report = table.explain(f"{field} IS NOT NULL")
+    assert {f.stage for f in report.files} == {"level"}
+    funnel = _funnel(report)
+    assert funnel["after bucket"]["files"] == len(report.files)
+    assert funnel["after level-0 rule"]["files"] == 0
+    assert funnel["after deletion vector"] == {"stage": "after deletion vector", "files": 0, "bytes": 0, "rows": 0}
+    assert report.summary()["skipped_by"]["level"] == len(report.files)
