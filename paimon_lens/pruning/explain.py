@@ -17,7 +17,8 @@ Stages, in Paimon's order (see :mod:`paimon_lens.pruning.scan` for the planning 
                   bitmap); a file left with no row is not read (``dv_removed_rows``)
    ------------- ``read``; ``rows_after_dv`` rows are handed to the row-level filter
 
-The funnel (:meth:`ExplainReport.funnel`) has a row per stage: files, bytes and rows still in play;
+The funnel (:meth:`ExplainReport.funnel`) has a row per stage (``level`` and ``whole_bucket`` on
+primary-key tables only): files, bytes and rows still in play;
 rows are whole files up to the read index stage, then the rows the index selects ("after index row
 selection"), then those the deletion vectors leave ("after deletion vector").
 
@@ -60,6 +61,7 @@ STAGES = ("partition", "bucket", "level", "stats", "index", "whole_bucket", "rea
           "deletion vector")
 
 _STAGE_ORDER = {stage: i for i, stage in enumerate(STAGES)}
+_PRIMARY_KEY_STAGES = frozenset({"level", "whole_bucket"})
 
 #: the funnel's label of each stage (what is still in play after it)
 STAGE_LABELS = {"level": "after level-0 rule", "whole_bucket": "after whole-bucket rule",
@@ -282,9 +284,12 @@ class ExplainReport:
         label = "all files" if self.complete else "files of the kept partitions"
         rows = []
         alive = [sum(t[k] for t in tally) for k in range(5)]
+        pk = self.table.is_primary_key_table
         for i, stage in enumerate(("", *STAGES)):
             if i:
                 alive = [a - b for a, b in zip(alive, tally[i - 1])]
+            if stage in _PRIMARY_KEY_STAGES and not pk:
+                continue  # append tables have no level-0 or whole-bucket rule
             n, size, count = extra if i <= stats_at else (0, 0, 0)
             measure = 4 if stage == "deletion vector" else 3 if stage == "index rows" else 2
             rows.append({"stage": STAGE_LABELS.get(stage, f"after {stage}") if stage else label,
