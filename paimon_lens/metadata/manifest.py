@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 from ..errors import CorruptFileError
 from ..io.fileio import FileIO, read_file
 from .avro import AVRO_MAGIC, IntChecks, Unselectable, decode_avro_where
-from .meta_file import Kinds, _avro_kinds, check_kinds, read_meta_file
+from .meta_file import Kinds, avro_kinds, check_kinds, read_meta_file
 
 FILE_KIND_ADD = 0
 FILE_KIND_DELETE = 1
@@ -416,7 +416,7 @@ def _check_selectable(path: str, schema: dict[str, Any]) -> None:
     """Raise unless the manifest schema ``schema`` is right (:func:`~.meta_file.check_kinds`) and
     strict enough that :func:`_manifest_entries` could only refuse an entry the scan of
     :func:`~.avro.decode_avro_where` refuses too (see :data:`_SCAN_CHECKS`)."""
-    check_kinds(_avro_kinds(schema), MANIFEST_KINDS, path, "manifest")
+    check_kinds(avro_kinds(schema), MANIFEST_KINDS, path, "manifest")
     fields = _fields(schema)
     file = fields.get("_FILE")
     if not isinstance(file, dict) or file.get("type") != "record":

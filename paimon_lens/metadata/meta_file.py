@@ -69,7 +69,7 @@ def read_meta_file(file_io: FileIO, path: str, field: str, expected: Kinds | Non
     if fmt == "avro":
         records, schema = decode_avro(data, path, field)
         if expected is not None:
-            check_kinds(_avro_kinds(schema), expected, path, field)
+            check_kinds(avro_kinds(schema), expected, path, field)
         return records, fmt
     if fmt is None:
         raise CorruptFileError(path, 0, f"{field} header", "Avro, ORC or Parquet magic (4f626a01, 4f5243, 50415231)",
@@ -110,12 +110,14 @@ def _avro_kind(t: Any) -> Any:
         if t.get("logicalType", "").startswith("timestamp"):
             return "timestamp"
         if t.get("type") == "record":
-            return _avro_kinds(t)
+            return avro_kinds(t)
         return _avro_kind(t.get("type"))
     return _AVRO_KINDS.get(str(t), str(t))
 
 
-def _avro_kinds(schema: dict[str, Any]) -> Kinds:
+def avro_kinds(schema: dict[str, Any]) -> Kinds:
+    """The kind of each field of an Avro record schema (``int``, ``str``, ``bytes``, ``list``,
+    ``timestamp``, ``union`` or a nested record's kinds), as :func:`check_kinds` compares them."""
     return {f["name"]: _avro_kind(f["type"]) for f in schema.get("fields", []) if isinstance(f, dict)}
 
 
