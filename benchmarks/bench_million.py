@@ -5,6 +5,7 @@ Run from the repository root (SPARK_LOCAL_IP=127.0.0.1 is set for the workers)::
     python -m benchmarks.bench_million                      # 100,000 and 1,000,000 files; writes results_million.md
     python -m benchmarks.bench_million --sizes 100000       # one size
     python -m benchmarks.bench_million --generate-only      # build (or find) the cached tables only
+    python -m benchmarks.bench_million --master 'local-cluster[2,1,2048]'   # executors in their own JVMs
 
 **Tables.** Metadata-only primary-key tables (manifests with file-index containers embedded or in
 ``.index`` files, deletion-vector index files; no parquet) of the layout of
@@ -19,7 +20,9 @@ CPUs, once.
 
 **Runs.** Each size runs in a fresh interpreter (:func:`worker`) with a ``local[2]`` session
 (``spark.driver.memory=4g``, ``spark.driver.maxResultSize=1g``, UI off; PySpark's other settings
-default, e.g. ``spark.python.worker.memory=512m``, ``spark.python.worker.reuse=true``):
+default, e.g. ``spark.python.worker.memory=512m``, ``spark.python.worker.reuse=true``), and with
+each further ``--master`` given (``local-cluster[2,1,2048]``: the same two cores, but two executors
+in JVMs of their own, so the driver JVM's heap is the driver's alone):
 
 ``explain``
     ``Table.explain_distributed(WHERE, output="parquet:<tmp>")`` of the ``bench_explain``
@@ -36,9 +39,14 @@ used heap (``Runtime.totalMemory() - freeMemory()`` through py4j: live objects a
 collected yet, so it follows the collector's pace), the heap a garbage collection leaves (the live
 heap: the largest ``getLastGcInfo().getMemoryUsageAfterGc()`` over the heap pools, for every
 collection of the phase) and the JVM's RSS (in ``local`` mode the executors live in that JVM:
-its numbers include the shuffle and the tasks' JVM side), and the largest RSS of a PySpark Python
-worker (the tasks). Bounded means: the driver's numbers do not grow with the number of files
-(1,000,000 against 100,000 files).
+its numbers include the shuffle, the persisted rows, the Parquet writers and the tasks' JVM side;
+under ``local-cluster`` they do not, and the largest executor JVM's RSS is recorded apart), and the
+largest RSS of a PySpark Python worker (the tasks). Bounded means: the driver's numbers do not grow
+with the number of files (1,000,000 against 100,000 files); the verdict is taken on the driver
+Python process and, where the executors have JVMs of their own, on the driver JVM's live heap.
+
+**Records.** A full run writes ``results_million.md`` (every measurement) and the ``bench_million``
+section of ``RESULTS.md`` through :mod:`benchmarks.records`.
 
 **Answers.** At 100,000 files the local engine explains the whole table in the same worker after
 the measured phases: the summary, the notes and all 100,000 records (read back from Parquet) must
@@ -221,6 +229,14 @@ def _reset_peak(pid: int | str) -> None:
         pass
 
 
+def _is_java(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8") as f:
+            return f.read().strip() == "java"
+    except OSError:
+        return False
+
+
 def _descendants(root: int) -> list[int]:
     """Processes below ``root`` (the PySpark daemon and its workers under the JVM)."""
     children: dict[int, list[int]] = {}
@@ -269,7 +285,8 @@ class Sampler:
         _reset_peak(self.jvm_pid)
         self._gcs()  # collections before the phase do not count
         self.current = self.phases[name] = {"driver_rss": 0, "jvm_heap": 0, "jvm_heap_after_gc": 0, "jvm_rss": 0,
-                                            "worker_rss": 0, "workers": 0}
+                                            "worker_rss": 0, "workers": 0, "executor_jvm_rss": 0,
+                                            "executor_jvms": 0}
 
     def _gcs(self) -> int:
         """The largest heap left by a garbage collection not seen yet (0: none): the live heap."""
@@ -300,13 +317,17 @@ class Sampler:
             live = self._gcs()
         except Exception:  # the gateway is busy shutting down
             heap = live = 0
-        workers = [_status(p).get("VmRSS", 0) for p in _descendants(self.jvm_pid)]
+        below = _descendants(self.jvm_pid)
+        executors = [_status(p).get("VmRSS", 0) for p in below if _is_java(p)]  # local-cluster only
+        workers = [_status(p).get("VmRSS", 0) for p in below if not _is_java(p)]
         cur["driver_rss"] = max(cur["driver_rss"], _status("self").get("VmRSS", 0))
         cur["jvm_heap"] = max(cur["jvm_heap"], heap)
         cur["jvm_heap_after_gc"] = max(cur["jvm_heap_after_gc"], live)
         cur["jvm_rss"] = max(cur["jvm_rss"], _status(self.jvm_pid).get("VmRSS", 0))
         cur["worker_rss"] = max(cur["worker_rss"], max(workers, default=0))
         cur["workers"] = max(cur["workers"], len(workers))
+        cur["executor_jvm_rss"] = max(cur["executor_jvm_rss"], max(executors, default=0))
+        cur["executor_jvms"] = max(cur["executor_jvms"], len(executors))
 
     def _loop(self) -> None:
         while not self.stop.wait(self.interval):
@@ -389,16 +410,16 @@ def check_sample(table: Any, spark: Any, explain_path: str, indexes_path: str, p
             "index_rows_differing": bad}
 
 
-def worker(path: str, files: int, out_dir: str, full_check: bool) -> dict[str, Any]:
+def worker(path: str, files: int, out_dir: str, full_check: bool, master: str = SPARK_MASTER) -> dict[str, Any]:
     """Time and measure one size in this (fresh) interpreter."""
     import paimon_lens as pl
     from benchmarks.bench_explain import WHERE
 
-    out: dict[str, Any] = {"files": files}
+    out: dict[str, Any] = {"files": files, "master": master}
     t = time.perf_counter()
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder.master(SPARK_MASTER).appName("paimon-lens-bench-million")
+    builder = SparkSession.builder.master(master).appName("paimon-lens-bench-million")
     for k, v in SPARK_CONF.items():
         builder = builder.config(k, v)
     spark = builder.getOrCreate()
@@ -454,7 +475,7 @@ def worker(path: str, files: int, out_dir: str, full_check: bool) -> dict[str, A
     return out
 
 
-def run_worker(path: Path, files: int, full_check: bool) -> dict[str, Any]:
+def run_worker(path: Path, files: int, full_check: bool, master: str = SPARK_MASTER) -> dict[str, Any]:
     """:func:`worker` in a fresh interpreter; load average before and after."""
     import subprocess
     import sys
@@ -464,7 +485,7 @@ def run_worker(path: Path, files: int, full_check: bool) -> dict[str, Any]:
            "PYSPARK_DRIVER_PYTHON": sys.executable}
     with tempfile.TemporaryDirectory(prefix="bench-million-") as tmp:
         cmd = [sys.executable, "-m", "benchmarks.bench_million", "--worker", str(path), "--files", str(files),
-               "--out-dir", tmp] + (["--full-check"] if full_check else [])
+               "--out-dir", tmp, "--master", master] + (["--full-check"] if full_check else [])
         load = os.getloadavg()
         t = time.perf_counter()
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False, env=env)
@@ -487,13 +508,85 @@ def _s(x: float) -> str:
     return f"{x:.1f} s" if x < 100 else f"{x:,.0f} s"
 
 
+def _peak(r: dict[str, Any], key: str) -> int:
+    """The largest ``key`` of a run's explain and file_indexes phases."""
+    return max(r["memory"]["explain"].get(key, 0), r["memory"]["file_indexes"].get(key, 0))
+
+
+def _sample_ok(r: dict[str, Any]) -> bool:
+    s = r["sample"]
+    return bool(s["explain_equal"] and not s["index_rows_differing"] and s["index_rows"] == s["index_rows_dist"])
+
+
+def _full_ok(r: dict[str, Any]) -> bool:
+    f = r["full"]
+    return bool(f["summary_equal"] and f["notes_equal"] and f["records_equal"])
+
+
+def _own_executors(r: dict[str, Any]) -> bool:
+    """Whether the run's executors had JVMs of their own (the driver JVM's numbers are the driver's)."""
+    return _peak(r, "executor_jvms") > 0
+
+
+BOUND = 2.0
+"""Bounded: the driver's peak at 1,000,000 files at most this many times its peak at 100,000 (10x the files)."""
+
+
+def bounded(results: list[dict[str, Any]]) -> list[tuple[str, str, int, int]]:
+    """(master, what, peak at 100,000, peak at 1,000,000 files) of the driver measures each master gives."""
+    out = []
+    for master in dict.fromkeys(r["master"] for r in results):
+        by = {r["files"]: r for r in results if r["master"] == master}
+        if 100_000 not in by or 1_000_000 not in by:
+            continue
+        a, b = by[100_000], by[1_000_000]
+        keys = [("driver_rss", "driver Python RSS")]
+        if _own_executors(a) and _own_executors(b):
+            keys.append(("jvm_heap_after_gc", "driver JVM heap live after GC"))
+        for key, what in keys:
+            out.append((master, what, _peak(a, key), _peak(b, key)))
+    return out
+
+
+SUMMARY = ("A million files planned on Spark with the driver kept out of the per-file work: "
+           "`explain_distributed` and `file_indexes_distributed` on metadata-only primary-key tables of 100,000 "
+           "and 1,000,000 files, the answers checked against the local engine and the driver's peak memory "
+           "compared across the two sizes; ratio: peak at 1,000,000 files / peak at 100,000.")
+
+
+def records(results: list[dict[str, Any]]) -> list[Any]:
+    """The ``bench_million`` rows of RESULTS.md."""
+    from benchmarks import records as rec
+
+    rows = []
+    for r in results:
+        n, master = r["files"], r["master"]
+        equal = _sample_ok(r) and (_full_ok(r) if "full" in r else True)
+        checked = f"{r['sample']['files']:,} sampled files" + (
+            f" and all {r['full']['records']:,} records" if "full" in r else "")
+        rows.append(rec.Record(
+            f"`{master}`, {n:,} files: distributed explain and file_indexes finish, equal to the local engine",
+            f"explain {_s(r['explain'])} ({r['explain'] / n * 1e6:,.0f} µs/file), file_indexes "
+            f"{_s(r['file_indexes'])} ({r['file_indexes'] / n * 1e6:,.0f} µs/file, {r['index_rows']:,} rows); "
+            f"equal on {checked}: {'yes' if equal else 'NO'}; driver peak: Python {_mb(_peak(r, 'driver_rss'))} RSS, "
+            f"JVM heap live {_mb(_peak(r, 'jvm_heap_after_gc'))}"
+            + (f"; largest executor JVM {_mb(_peak(r, 'executor_jvm_rss'))} RSS" if _own_executors(r) else ""),
+            None, rec.verdict(equal)))
+    for master, what, a, b in bounded(results):
+        rows.append(rec.Record(f"`{master}`: {what} bounded (<= {BOUND:g}x for 10x the files)",
+                               f"{_mb(a)} -> {_mb(b)}", b / a if a else None, rec.verdict(bool(a) and b <= BOUND * a)))
+    return rows
+
+
 def render(results: list[dict[str, Any]], built: dict[int, float | None], code: str) -> str:
     """The measured part of results_million.md."""
     from benchmarks.bench_explain import END, WHERE, results_header
 
+    masters = list(dict.fromkeys(r["master"] for r in results))
     lines = [
         *results_header("bench_million", code),
-        f"* Spark: `{SPARK_MASTER}`, " + ", ".join(f"`{k}={v}`" for k, v in SPARK_CONF.items())
+        "* Spark: " + " and ".join(f"`{m}`" for m in masters) + ", "
+        + ", ".join(f"`{k}={v}`" for k, v in SPARK_CONF.items())
         + "; one fresh interpreter per size; OS page cache warm",
         "* tables: metadata-only primary-key tables, 5,000 files per partition x 4 buckets (1,250 files per group), "
         "200 rows per file; " + "; ".join(f"{n:,} files " + ("cached" if s is None else f"built in {s:.0f} s")
@@ -504,56 +597,47 @@ def render(results: list[dict[str, Any]], built: dict[int, float | None], code: 
         "| target | result |",
         "| --- | --- |",
     ]
-    by = {r["files"]: r for r in results}
     for r in results:
-        n = r["files"]
-        mem = r["memory"]
-        lines.append(f"| {n:,} files: distributed explain finishes | {_s(r['explain'])} "
+        n, m = r["files"], f"`{r['master']}`, "
+        lines.append(f"| {m}{n:,} files: distributed explain finishes | {_s(r['explain'])} "
                      f"({r['explain'] / n * 1e6:,.0f} µs/file), {r['summary']['files']:,} records to Parquet |")
-        lines.append(f"| {n:,} files: distributed file_indexes finishes | {_s(r['file_indexes'])} "
+        lines.append(f"| {m}{n:,} files: distributed file_indexes finishes | {_s(r['file_indexes'])} "
                      f"({r['file_indexes'] / n * 1e6:,.0f} µs/file), {r['index_rows']:,} rows "
                      f"({r['index_rows_parquet']:,} in Parquet) |")
         s = r["sample"]
-        ok = s["explain_equal"] and not s["index_rows_differing"] and s["index_rows"] == s["index_rows_dist"]
-        lines.append(f"| {n:,} files: equal to the local engine on sampled groups | "
-                     f"{'yes' if ok else 'NO'}: {s['groups']} groups, {s['files']:,} files, "
+        lines.append(f"| {m}{n:,} files: equal to the local engine on sampled groups | "
+                     f"{'yes' if _sample_ok(r) else 'NO'}: {s['groups']} groups, {s['files']:,} files, "
                      f"{s['index_rows']:,} index rows |")
         if "full" in r:
-            f = r["full"]
-            ok = f["summary_equal"] and f["notes_equal"] and f["records_equal"]
-            lines.append(f"| {n:,} files: equal to the local engine on the whole table | "
-                         f"{'yes' if ok else 'NO'}: summary, notes, {f['records']:,} records |")
-        peak_driver = max(mem["explain"]["driver_rss"], mem["file_indexes"]["driver_rss"])
-        peak_heap = max(mem["explain"]["jvm_heap"], mem["file_indexes"]["jvm_heap"])
-        peak_live = max(mem["explain"]["jvm_heap_after_gc"], mem["file_indexes"]["jvm_heap_after_gc"])
-        lines.append(f"| {n:,} files: driver peak memory | Python {_mb(peak_driver)} RSS; JVM heap live after GC "
-                     f"{_mb(peak_live)}, used (with garbage) {_mb(peak_heap)} of {_mb(r['heap_max'])} |")
-    if 100_000 in by and 1_000_000 in by:
-        a, b = by[100_000]["memory"], by[1_000_000]["memory"]
-        for key, what in (("driver_rss", "driver Python RSS"), ("jvm_heap_after_gc", "JVM heap live after GC"),
-                          ("jvm_heap", "JVM heap used (with garbage)")):
-            pa = max(a["explain"][key], a["file_indexes"][key])
-            pb = max(b["explain"][key], b["file_indexes"][key])
-            lines.append(f"| driver memory bounded (not ~10x from 100k to 1M files): {what} | "
-                         f"{_mb(pa)} -> {_mb(pb)} ({pb / pa:.2f}x) |")
-    lines += ["", "| files | phase | wall | µs/file | driver Python RSS peak | JVM heap live after GC | "
-              "JVM heap used peak | JVM RSS peak | largest Python worker RSS | load 1m before -> after (5/15m) |",
-              "| " + " | ".join(["---"] * 10) + " |"]
+            lines.append(f"| {m}{n:,} files: equal to the local engine on the whole table | "
+                         f"{'yes' if _full_ok(r) else 'NO'}: summary, notes, {r['full']['records']:,} records |")
+        jvm = "driver JVM" if _own_executors(r) else "JVM (driver and executors)"
+        lines.append(f"| {m}{n:,} files: driver peak memory | Python {_mb(_peak(r, 'driver_rss'))} RSS; {jvm} heap "
+                     f"live after GC {_mb(_peak(r, 'jvm_heap_after_gc'))}, used (with garbage) "
+                     f"{_mb(_peak(r, 'jvm_heap'))} of {_mb(r['heap_max'])} |")
+    for master, what, a, b in bounded(results):
+        lines.append(f"| `{master}`: driver memory bounded (not ~10x from 100k to 1M files): {what} | "
+                     f"{_mb(a)} -> {_mb(b)} ({b / a if a else float('nan'):.2f}x) |")
+    lines += ["", "| master | files | phase | wall | µs/file | driver Python RSS peak | JVM heap live after GC | "
+              "JVM heap used peak | JVM RSS peak | largest executor JVM RSS | largest Python worker RSS | "
+              "load 1m before -> after (5/15m) |",
+              "| " + " | ".join(["---"] * 12) + " |"]
     for r in results:
         n = r["files"]
         for phase in ("open", "explain", "file_indexes"):
             m = r["memory"][phase]
             wall = r[phase]
-            lines.append(f"| {n:,} | {phase} | {_s(wall)} | {wall / n * 1e6:,.1f} | {_mb(m['driver_rss'])} | "
-                         f"{_mb(m['jvm_heap_after_gc'])} | {_mb(m['jvm_heap'])} | {_mb(m['jvm_rss'])} | "
-                         f"{_mb(m['worker_rss'])} | "
+            executor = _mb(m["executor_jvm_rss"]) if m.get("executor_jvms") else "(in the JVM)"
+            lines.append(f"| `{r['master']}` | {n:,} | {phase} | {_s(wall)} | {wall / n * 1e6:,.1f} | "
+                         f"{_mb(m['driver_rss'])} | {_mb(m['jvm_heap_after_gc'])} | {_mb(m['jvm_heap'])} | "
+                         f"{_mb(m['jvm_rss'])} | {executor} | {_mb(m['worker_rss'])} | "
                          f"{r['load_before']:.2f} -> {r['load_after']:.2f} ({r['load_5_15']}) |")
     lines.append("")
     for r in results:
         sk = ", ".join(f"{k} {v:,}" for k, v in r["summary"]["skipped_by"].items() if v)
-        lines.append(f"* {r['files']:,} files: {r['manifests']:,} manifests; session start {_s(r['session'])}; "
-                     f"{r['summary']['files']:,} live -> {r['summary']['planned_files']:,} planned -> "
-                     f"{r['summary']['read_files']:,} read; removed by stage: {sk}; "
+        lines.append(f"* `{r['master']}`, {r['files']:,} files: {r['manifests']:,} manifests; session start "
+                     f"{_s(r['session'])}; {r['summary']['files']:,} live -> {r['summary']['planned_files']:,} planned "
+                     f"-> {r['summary']['read_files']:,} read; removed by stage: {sk}; "
                      f"{r['summary']['files_with_errors']} files with errors; process wall {_s(r['process_wall'])}")
     lines += ["", END]
     return "\n".join(lines)
@@ -564,42 +648,53 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import tempfile
 
+    from benchmarks import records as rec
     from benchmarks.bench_explain import code_version, write_marked_section
 
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n", 1)[0])
     ap.add_argument("--sizes", default=",".join(str(s) for s in SIZES))
     ap.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "paimon-lens-bench")
     ap.add_argument("--workers", type=int, default=2, help="processes building the shards")
+    ap.add_argument("--master", action="append", default=None,
+                    help=f"a Spark master to run every size on (repeatable; default {SPARK_MASTER})")
     ap.add_argument("--generate-only", action="store_true")
-    ap.add_argument("--no-write", action="store_true", help="do not write results_million.md")
+    ap.add_argument("--no-write", action="store_true", help="do not write results_million.md and RESULTS.md")
     ap.add_argument("--files", type=int, default=None, help="(generate-only / worker) table size")
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--out-dir", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--full-check", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    masters = args.master or [SPARK_MASTER]
     if args.worker:
-        print(json.dumps(worker(args.worker, args.files, args.out_dir, args.full_check)))
+        print(json.dumps(worker(args.worker, args.files, args.out_dir, args.full_check, masters[0])))
         return 0
     sizes = [args.files] if args.files else [int(s) for s in args.sizes.split(",") if s.strip()]
     code = code_version()
+    commit = rec.git_commit()
     built: dict[int, float | None] = {}
-    results = []
+    paths: dict[int, Path] = {}
     for n in sizes:
-        path, seconds = cached_table(args.cache_dir, n, workers=args.workers)
-        built[n] = seconds
-        print(f"[{n:,}] {path} ({'cached' if seconds is None else f'built in {seconds:.0f} s'})", flush=True)
-        if args.generate_only:
-            continue
-        r = run_worker(path, n, full_check=n <= 100_000)
-        results.append(r)
-        print(f"[{n:,}] " + json.dumps({k: v for k, v in r.items() if k != "memory"}), flush=True)
-        print(f"[{n:,}] memory " + json.dumps(r["memory"]), flush=True)
+        paths[n], built[n] = cached_table(args.cache_dir, n, workers=args.workers)
+        print(f"[{n:,}] {paths[n]} ({'cached' if built[n] is None else f'built in {built[n]:.0f} s'})", flush=True)
+    if args.generate_only:
+        return 0
+    results = []
+    for master in masters:
+        for n in sizes:
+            r = run_worker(paths[n], n, full_check=n <= 100_000, master=master)
+            results.append(r)
+            print(f"[{master} {n:,}] " + json.dumps({k: v for k, v in r.items() if k != "memory"}), flush=True)
+            print(f"[{master} {n:,}] memory " + json.dumps(r["memory"]), flush=True)
     if results:
         text = render(results, built, code)
         print(text)
         if not args.no_write:
             write_marked_section(RESULTS, text, "A million files planned on Spark")
             print(f"wrote {RESULTS}")
+            rec.update_results("bench_million", rec.command_line("bench_million", argv), records(results),
+                               summary=SUMMARY, machine=rec.machine_facts((*rec.DEFAULT_PACKAGES, "pyspark")),
+                               commit=commit, details=RESULTS.name)
+            print(f"wrote {rec.RESULTS}")
     return 0
 
 

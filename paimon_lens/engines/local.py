@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import TypeVar
 
 from .base import MIN_MANIFESTS
@@ -36,6 +35,8 @@ class LocalEngine:
         """``[fn(x) for x in items]`` (threads when configured and there is more than one item)."""
         if self.threads <= 1 or len(items) <= 1:
             return [fn(x) for x in items]
+        from concurrent.futures import ThreadPoolExecutor  # not at import: the default engine needs no pool
+
         with ThreadPoolExecutor(max_workers=min(self.threads, len(items))) as pool:
             return list(pool.map(fn, items))
 
@@ -67,6 +68,8 @@ class ProcessEngine:
         """``[fn(x) for x in items]`` in worker processes (in process for a single item)."""
         if len(items) <= 1 or self.workers <= 1:
             return [fn(x) for x in items]
+        from concurrent.futures import ProcessPoolExecutor  # not at import: it loads multiprocessing (~10 ms)
+
         with ProcessPoolExecutor(max_workers=min(self.workers, len(items))) as pool:
             return [unwrap(r) for r in pool.map(guarded, [fn] * len(items), items)]
 

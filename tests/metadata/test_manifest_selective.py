@@ -28,16 +28,12 @@ from paimon_lens.metadata.avro import decode_avro
 from paimon_lens.metadata.manifest import ManifestEntry, read_manifest, read_manifest_where
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-BENCH = Path("/tmp/paimon-lens-bench/anchors-synth-f2000-p10-b4-r200-s0-e1b0d6ab7c3d")
 FIO = LocalFileIO()
 CODECS = ["null", "deflate", "bzip2", "xz", "zstandard"]
 
 
 def _manifests() -> list[Path]:
-    found = [p for p in FIXTURES.glob("**/manifest/manifest-*") if "-list-" not in p.name]
-    if (BENCH / "manifest").is_dir():  # the benchmark table, when it was built on this machine
-        found += [p for p in (BENCH / "manifest").glob("manifest-*") if "-list-" not in p.name]
-    return sorted(found)
+    return sorted(p for p in FIXTURES.glob("**/manifest/manifest-*") if "-list-" not in p.name)
 
 
 MANIFESTS = _manifests()
@@ -193,7 +189,7 @@ def test_unsupported_schema_reads_whole(tmp_path: Path) -> None:
 def _corrupt_cases(tmp: Path) -> list[Path]:
     """Small manifests: two Paimon-written ones, and one rewritten in small blocks with each of
     three codecs (the large benchmark manifest is corrupted in :func:`test_large_manifest_corrupted`)."""
-    multi = max((p for p in MULTI if not p.is_relative_to(BENCH)), key=lambda p: p.stat().st_size)
+    multi = max(MULTI, key=lambda p: p.stat().st_size)
     out = [MANIFESTS[0], multi]
     for i, codec in enumerate(["null", "deflate", "zstandard"]):
         out.append(_rewrite(multi, tmp / f"manifest-c{i}-0", codec, 300, SYNTHETIC_PARTITIONS[:5], i))
@@ -244,10 +240,28 @@ def test_bit_flips(corrupt_sources: list[tuple[Path, bytes]], tmp_path: Path) ->
             _assert_same_outcome(out)
 
 
-@pytest.mark.skipif(not (BENCH / "manifest").is_dir(), reason="the benchmark table is not built here")
-def test_large_manifest_corrupted(tmp_path: Path) -> None:
-    path = min(p for p in MANIFESTS if p.is_relative_to(BENCH))
-    data = path.read_bytes()
+@pytest.fixture(scope="module")
+def large_manifest(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A manifest of 1,000 entries over 10 partitions in many Avro blocks (the benchmarks' synthetic table)."""
+    from benchmarks.synthetic_table import make_table
+
+    root = make_table(tmp_path_factory.mktemp("large") / "t", files=1000, partitions=10, buckets=4,
+                      rows_per_file=20, data_files=False)
+    return min(p for p in (root / "manifest").glob("manifest-*") if "-list-" not in p.name)
+
+
+def test_large_manifest_read_in_part(large_manifest: Path) -> None:
+    """Every partition of a many-block manifest alone, and half of them, as the whole read filtered."""
+    full = _full(large_manifest)
+    parts = _partitions(full)
+    assert len(full) >= 500 and len(parts) >= 5
+    for keep in [{p} for p in parts] + [set(parts[::2])]:
+        got = read_manifest_where(FIO, str(large_manifest.parent), large_manifest.name, None, keep.__contains__)
+        assert got.entries == [e for e in full if e.partition in keep]
+
+
+def test_large_manifest_corrupted(large_manifest: Path, tmp_path: Path) -> None:
+    data = large_manifest.read_bytes()
     rng = random.Random(5)
     for i in range(4):
         out = tmp_path / f"manifest-big-trunc{i}"
