@@ -108,11 +108,17 @@ class ContainerCache:
 
         self.budget = budget
         self.size = 0
-        self._entries: OrderedDict[tuple[str, Any], tuple[FileIndexFormatReader, dict[str, Any], int]] = (
-            OrderedDict())
+        self._entries: OrderedDict[tuple[str, Any],
+                                   tuple[FileIndexFormatReader, dict[str, Any], int, frozenset[str]]] = OrderedDict()
 
     def get(self, table: SnapshotReader, lf: LiveFile) -> tuple[FileIndexFormatReader | None, dict[str, Any]]:
         """The file's container (None if it has none) and its readers by column (filled by the caller)."""
+        container, readers, _ = self.get_with_columns(table, lf)
+        return container, readers
+
+    def get_with_columns(self, table: SnapshotReader, lf: LiveFile
+                         ) -> tuple[FileIndexFormatReader | None, dict[str, Any], frozenset[str]]:
+        """:meth:`get` and the columns the container's head lists (empty without a container)."""
         f = lf.entry.file
         # a data file's name is unique in its table; its index may be rewritten (a new embedded
         # container or index file for the same data file), so the container is part of the key
@@ -120,18 +126,19 @@ class ContainerCache:
         got = self._entries.get(key)
         if got is not None:
             self._entries.move_to_end(key)
-            return got[0], got[1]
+            return got[0], got[1], got[3]
         container = open_container(table, lf)
         readers: dict[str, Any] = {}
         if container is None:
-            return None, readers
+            return None, readers, frozenset()
         cost = container.size
-        self._entries[key] = (container, readers, cost)
+        columns = frozenset(c.column for c in container.layout.columns)
+        self._entries[key] = (container, readers, cost, columns)
         self.size += cost
         while self.size > self.budget and len(self._entries) > 1:
-            _, (_, _, freed) = self._entries.popitem(last=False)
+            _, (_, _, freed, _) = self._entries.popitem(last=False)
             self.size -= freed
-        return container, readers
+        return container, readers, columns
 
 
 def file_indexes(table: SnapshotReader, lf: LiveFile) -> Iterator[IndexInfo]:

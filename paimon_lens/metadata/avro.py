@@ -333,10 +333,12 @@ class _Source:
             self.add(indent, "if b < 128: pos += 1")  # most take one or two bytes
             self.add(indent, "elif buf[pos + 1] < 128: pos += 2")
             self.add(indent, "else: pos = _skip_long(buf, pos)")
-        elif t == "bytes":
-            n = self.name("n")
+        elif t == "bytes":  # a length of one or two varint bytes read here (most are), others by _length
+            n, m = self.name("n"), self.name("m")
             self.add(indent, f"{n} = buf[pos]")
             self.add(indent, f"if {n} < 128 and not {n} & 1: pos += 1 + ({n} >> 1)")
+            self.add(indent, f"elif {n} & 129 == 128 and ({m} := buf[pos + 1]) < 128:")
+            self.add(indent + 1, f"pos += 2 + ((({n} & 127) | ({m} << 7)) >> 1)")
             self.add(indent, "else:")
             self.add(indent + 1, f"{n}, pos = _length(buf, pos)")
             self.add(indent + 1, f"pos += {n}")

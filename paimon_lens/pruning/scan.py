@@ -44,7 +44,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
-from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import PaimonLensError
@@ -58,7 +57,7 @@ from ..predicate.model import LeafPredicate, Predicate, and_, leaves
 from ..snapshot_file_indexes import ContainerCache
 from ..types import DataField
 from .bucket import BucketSelector
-from .compare import compile_row_test, row_test, signed_binary_order
+from .compare import compile_row_test, row_test, signed_binary_compare, signed_binary_order
 from .evolution import devolve_filter, fields_within, filter_unsafe_filter, pick, split_and
 from .file_index_predicate import FileIndexPredicate
 from .lazy_text import LazyText, resolved
@@ -243,18 +242,35 @@ class _FileEval:
     reason: str | Callable[[], str] = ""  # text, or the function writing it on first read
 
 
+class _LaterStatsTest:
+    """``PlanDecision.stats_state`` of a file whose stats no planning stage needs: the predicate's
+    stats test, run on first use under the release's byte order (as planning would have run it)."""
+
+    __slots__ = ("_args", "_signed", "_test")
+
+    def __init__(self, test: StatsTest, row_count: int,
+                 stats: Sequence[ColumnStats], signed: bool) -> None:
+        self._test, self._args, self._signed = test, (row_count, stats), signed
+
+    def __call__(self) -> bool:
+        with signed_binary_order(self._signed):
+            return bool(self._test(*self._args, {}))
+
+
 class _StatsReason:
     """The reason a file's value stats fail the value filter, written on first read (see
     :mod:`.lazy_text`)."""
 
-    __slots__ = ("_args",)
+    __slots__ = ("_args", "_signed")
 
     def __init__(self, predicate: Predicate, row_count: int, stats: Sequence[ColumnStats],
                  fields: Sequence[DataField], memo: dict[int, bool]) -> None:
         self._args = (predicate, row_count, stats, fields, memo)
+        self._signed = signed_binary_compare()  # written later: under the order planning used
 
     def __call__(self) -> str:
-        return "stats: " + (stats_reason(*self._args) or "")
+        with signed_binary_order(self._signed):
+            return "stats: " + (stats_reason(*self._args) or "")
 
 
 class _SchemaFilters:
@@ -355,10 +371,10 @@ class _IndexAnswer:
     def _compute(self) -> tuple[str, str | None, FileIndexResult | None]:
         p = self._planner
         try:
-            container, readers = p.containers.get(p.table, self._lf)
+            container, readers, columns = p.containers.get_with_columns(p.table, self._lf)
             if container is None:
                 return "NO_INDEX", None, None
-            if not any(map(container.has_column, self._sf.index_columns())):
+            if columns.isdisjoint(self._sf.index_columns()):
                 self._unindexed = True  # every leaf, so the predicate and its data filter, answers REMAIN
                 return "REMAIN", None, REMAIN
             self._fip = fip = _MemoFileIndexPredicate(container, self._sf.schema.fields,
@@ -378,7 +394,12 @@ class _IndexAnswer:
     def __call__(self) -> tuple[str, str | None, FileIndexResult | None]:
         state = self._state
         if state is None:
-            state = self._state = self._compute()
+            signed = self._planner.rules.signed_binary_compare
+            if signed_binary_compare() == signed:
+                state = self._state = self._compute()
+            else:  # asked after planning (a reason, the read stage): under the order planning uses
+                with signed_binary_order(signed):
+                    state = self._state = self._compute()
             if not self._keep:
                 self._fip = None
         return state
@@ -577,10 +598,10 @@ class _Planner:
             d["stats_state"] = True
         elif reached and known is not None:
             d["stats_state"] = known[0]
-        elif reached:
+        elif reached and self.data_filter is not None:  # the value filter tests the same leaves next
             d["stats_state"] = full_test(f.row_count, lf.stats, memo)
-        else:  # no stage looks at this file's stats: decode them only if someone asks
-            d["stats_state"] = partial(full_test, f.row_count, lf.stats, {})
+        else:  # no stage looks at this file's stats (or the same leaves): decoded only if someone asks
+            d["stats_state"] = _LaterStatsTest(full_test, f.row_count, lf.stats, self.rules.signed_binary_compare)
         self._index(ev, sf)
         if reached:  # the value filter only matters for files that reach it
             self._value(ev, sf, memo, None if known is None else known[1])

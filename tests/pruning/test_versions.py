@@ -158,3 +158,33 @@ def test_cli_paimon_version() -> None:
     bad = subprocess.run([sys.executable, "-m", "paimon_lens.presentation.cli", "explain", str(SALES),
                           "--where", "qty > 3", "--paimon-version", "0.1"], capture_output=True, text=True)
     assert bad.returncode == 2 and "older than" in bad.stderr
+
+
+@pytest.fixture(scope="module")
+def binary_bucketed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A table of 2 buckets (bucket key ``id``) whose ``payload`` bytes are all below 0x80 (0x01 to 0x7f),
+    each file's ids spanning 0 to 7."""
+    import pyarrow as pa
+
+    from paimon_lens.writer import TableWriter
+
+    path = tmp_path_factory.mktemp("binary") / "t"
+    w = TableWriter.create(path, pa.schema([("id", pa.int64()), ("payload", pa.binary())]), bucket=2,
+                           bucket_key="id")
+    w.commit(pa.table({"id": list(range(8)), "payload": [b"\x01", b"\x10", b"\x40", b"\x7f"] * 2}))
+    return path
+
+
+@pytest.mark.parametrize("version, keeps", [("2.0", False), ("1.4", True)])
+def test_stats_keep_follows_the_release_byte_order_whenever_it_is_asked(binary_bucketed: Path, version: str,
+                                                                       keeps: bool) -> None:
+    """``payload > X'80'``: 0x80 is above 0x7f unsigned (2.0) and below 0x01 signed (before 2.0). The stats
+    answer of a file the bucket stage removed (its stats decoded on first use, after planning) follows the
+    release's order, as the plan of the file in the kept bucket does."""
+    report = pl.open_table(str(binary_bucketed), paimon_version=version).explain("id = 3 AND payload > X'80'")
+    files = report.files
+    removed = [f for f in files if f.stage == "bucket"]
+    kept = [f for f in files if f.stage != "bucket"]
+    assert len(removed) == len(kept) == 1
+    assert kept[0].planned is keeps
+    assert removed[0].stats_keep is keeps is kept[0].stats_keep
