@@ -119,10 +119,7 @@ class ContainerCache:
     def get_with_columns(self, table: SnapshotReader, lf: LiveFile
                          ) -> tuple[FileIndexFormatReader | None, dict[str, Any], frozenset[str]]:
         """:meth:`get` and the columns the container's head lists (empty without a container)."""
-        f = lf.entry.file
-        # a data file's name is unique in its table; its index may be rewritten (a new embedded
-        # container or index file for the same data file), so the container is part of the key
-        key = (f.file_name, f.embedded_index if f.embedded_index is not None else f.index_file)
+        key = lf.index_key  # the data file's name and its container
         got = self._entries.get(key)
         if got is not None:
             self._entries.move_to_end(key)

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import Any, TypeVar
 
 from ..consistency import consistent
@@ -75,13 +75,20 @@ class LiveFile:
         """The manifest's ``DataFileMeta``."""
         return self.entry.file
 
-    @property
+    @cached_property
     def index_location(self) -> str:
         """``embedded`` (in the manifest), ``external`` (an ``.index`` file) or ``none``."""
         f = self.entry.file
         if f.embedded_index is not None:
             return "embedded"
         return "external" if f.index_file is not None else "none"
+
+    @cached_property
+    def index_key(self) -> tuple[str, bytes | str | None]:
+        """The file's name and its index container (the embedded bytes or the ``.index`` file's name):
+        a data file's name is unique in its table, but its index may be rewritten."""
+        f = self.entry.file
+        return f.file_name, f.embedded_index if f.embedded_index is not None else f.index_file
 
     @property
     def index_file_path(self) -> str | None:

@@ -150,9 +150,11 @@ class ExplainReport:
     :attr:`notes`, :meth:`summary`, :meth:`to_dict` or :meth:`to_frame` (:attr:`candidate_files`
     and :attr:`complete` do not list them). On append tables, the files of the kept partitions
     that the value stats remove are decided together (one vectorised stats test per predicate
-    leaf, see :mod:`.stats_vector`) and their verdicts are built on first use of :attr:`files` or
-    :attr:`candidate_files`; ``summary(complete=False)``, ``funnel(complete=False)`` and ``repr``
-    count them from their metadata without building them.
+    leaf, see :mod:`.stats_vector`), and so are the planned files read whole (their index, if any,
+    indexes none of the predicate's columns, and they have no deletion vector); the verdicts of
+    both are built on first use of :attr:`files` or :attr:`candidate_files`;
+    ``summary(complete=False)``, ``funnel(complete=False)`` and ``repr`` count them from their
+    metadata without building them.
 
     Attributes:
         table: the table explained.
@@ -242,11 +244,18 @@ class ExplainReport:
             self._files, self._notes = rest(self._files)
 
     def _removed_by_stats(self, complete: bool) -> tuple[int, int, int]:
-        """(files, bytes, rows) of the verdicts not built yet (the files the value stats removed)."""
+        """(files, bytes, rows) of the verdicts not built yet of the files the value stats removed."""
         if complete or self._later is None:
             return 0, 0, 0
         later = self._later[0]
         return later.count, later.bytes, later.rows
+
+    def _read_whole(self, complete: bool) -> tuple[int, int, int]:
+        """(files, bytes, rows) of the verdicts not built yet of the planned files read whole."""
+        if complete or self._later is None:
+            return 0, 0, 0
+        later = self._later[0]
+        return later.read_count, later.read_bytes, later.read_rows
 
     def __repr__(self) -> str:
         s = self.summary(complete=False)
@@ -273,6 +282,8 @@ class ExplainReport:
         # per stage that removes files (``last``: none): files, bytes, whole rows, rows the index
         # selects, rows the deletion vectors leave
         tally = [[0, 0, 0, 0, 0] for _ in range(last + 1)]
+        n, size, count = self._read_whole(complete)  # read with every row
+        tally[last] = [n, size, count, count, count]
         for f in files:
             t = tally[_STAGE_ORDER.get(f.stage, last)]
             t[0] += 1
@@ -307,15 +318,16 @@ class ExplainReport:
         planned = [f for f in files if f.planned]
         read = [f for f in files if f.read]
         n, size, count = self._removed_by_stats(complete)  # all removed at the stats stage, no error
+        rn, rsize, rcount = self._read_whole(complete)  # planned, read with every row, no error
         out: dict[str, Any] = {
-            "files": len(files) + n,
-            "bytes": sum(f.file_size for f in files) + size,
-            "rows": sum(f.row_count for f in files) + count,
-            "planned_files": len(planned),
-            "planned_bytes": sum(f.file_size for f in planned),
-            "read_files": len(read),
-            "read_bytes": sum(f.file_size for f in read),
-            "rows_after_dv": sum(f.rows_after_dv for f in read),
+            "files": len(files) + n + rn,
+            "bytes": sum(f.file_size for f in files) + size + rsize,
+            "rows": sum(f.row_count for f in files) + count + rcount,
+            "planned_files": len(planned) + rn,
+            "planned_bytes": sum(f.file_size for f in planned) + rsize,
+            "read_files": len(read) + rn,
+            "read_bytes": sum(f.file_size for f in read) + rsize,
+            "rows_after_dv": sum(f.rows_after_dv for f in read) + rcount,
             "skipped_by": {s: sum(1 for f in files if f.stage == s) + (n if s == "stats" else 0) for s in STAGES},
             "funnel": self.funnel(complete),
             "files_with_errors": sum(1 for f in files if f.error),
@@ -642,57 +654,65 @@ def _pruned_verdict(lf: LiveFile, d: PlanDecision, dvs: dict[str, BitMap], dv_co
 
 
 class _StatsRemovedVerdicts:
-    """The verdicts of the files the value stats remove, built on first use of the report's files:
-    until then their totals come from their metadata (all removed at the stats stage, no error)."""
+    """The verdicts of the files planning left undecided (:class:`~.scan.StatsRemoved`), built on first
+    use of the report's files: until then their totals come from their metadata (those the value
+    stats remove: removed at the stats stage, no error; those read whole: planned and read, every row,
+    no error)."""
 
-    def __init__(self, removed: StatsRemoved, files: Sequence[LiveFile], dvs: dict[str, BitMap],
-                 dv_counts: dict[str, int] | None) -> None:
+    def __init__(self, removed: StatsRemoved, files: Sequence[LiveFile], read_stage: _ReadStage) -> None:
         self.removed = removed
         self._files = files
-        self._dvs, self._dv_counts = dvs, dv_counts
+        self._read_stage = read_stage
         metas = [files[k].entry.file for k in removed.positions]
         self.count = len(metas)
         self.bytes = sum(f.file_size for f in metas)
         self.rows = sum(f.row_count for f in metas)
+        whole = [files[k].entry.file for k in removed.read_whole]
+        self.read_count = len(whole)
+        self.read_bytes = sum(f.file_size for f in whole)
+        self.read_rows = sum(f.row_count for f in whole)
 
     def fill(self, slots: list[FileVerdict | None]) -> list[FileVerdict]:
-        """``slots`` (the verdicts in file order, None where a removed file goes) completed."""
-        removed, files = self.removed, self._files
+        """``slots`` (the verdicts in file order, None where an undecided file goes) completed."""
+        removed, files, stage = self.removed, self._files, self._read_stage
         for k in removed.positions:
-            slots[k] = _pruned_verdict(files[k], removed.decision(k), self._dvs, self._dv_counts)
+            slots[k] = _pruned_verdict(files[k], removed.decision(k), stage.dvs, stage.dv_counts)
+        notes: list[str] = []
+        for k in removed.read_whole:
+            slots[k] = v = stage.verdict(files[k], removed.decision(k), notes)
+            if notes or not (v.planned and v.read and v.rows_after_dv == v.row_count and v.error is None):
+                raise AssertionError(f"{v.file_name}: planned to be read whole, but {v.stage or v.reason or notes}")
         return cast("list[FileVerdict]", slots)
 
 
-def _verdicts(table: SnapshotReader, predicate: Predicate, decisions: dict[str, PlanDecision],
-              truth: bool, index_enabled: bool, rules: PaimonRules, files: list[LiveFile],
-              stats_removed: StatsRemoved | None = None
-              ) -> tuple[list[FileVerdict | None], list[str], _StatsRemovedVerdicts | None]:
-    """The read stage (and the ground truth) after planning, file by file: (verdicts, notes, the
-    verdicts of the ``stats_removed`` files, to build later: None at their positions)."""
-    if truth:
-        from .truth import group_matching_positions, matching_positions
+class _ReadStage:
+    """The read stage (and the ground truth) of one explanation, a planned file at a time."""
 
-    wanted = None if truth else {name for name, d in decisions.items() if d.planned}
-    dvs, dv_errors, dv_counts = _needed_deletion_vectors(table, wanted, files)
-    verdicts: list[FileVerdict | None] = [None] * len(files)
-    notes: list[str] = []
-    groups = _groups_by_file(table)
-    deferred = frozenset(()) if stats_removed is None else frozenset(stats_removed.positions)
-    todo = [k for k in range(len(files)) if k not in deferred] if deferred else range(len(files))
-    external_only = not rules.read_embedded_index  # 0.9: the reader consults external index files only
-    no_pk_index = table.is_primary_key_table and not rules.pk_file_index  # 0.9: none on primary-key tables
-    for k in todo:  # the others are decided later (see StatsRemoved)
-        lf = files[k]
+    def __init__(self, table: SnapshotReader, predicate: Predicate, truth: bool, index_enabled: bool,
+                 rules: PaimonRules, dvs: dict[str, BitMap], dv_errors: dict[str, str],
+                 dv_counts: dict[str, int] | None) -> None:
+        self.table, self.predicate, self.truth, self.index_enabled, self.rules = (
+            table, predicate, truth, index_enabled, rules)
+        self.dvs, self.dv_errors, self.dv_counts = dvs, dv_errors, dv_counts
+        self.groups = _groups_by_file(table)
+        self.external_only = not rules.read_embedded_index  # 0.9: the reader consults external index files only
+        self.no_pk_index = table.is_primary_key_table and not rules.pk_file_index  # 0.9: none on primary-key tables
+
+    def verdict(self, lf: LiveFile, d: PlanDecision, notes: list[str]) -> FileVerdict:
+        """The verdict of ``lf`` planned as ``d`` (what it has to say appended to ``notes``)."""
+        truth, dvs, dv_counts = self.truth, self.dvs, self.dv_counts
         f = lf.entry.file
-        d = decisions[f.file_name]
         dv = dvs.get(f.file_name)
         if not d.planned and not truth:
             state = getattr(d.index_state, "computed", None)
             if state is None or state[1] is None:  # pruned at planning, nothing to say: the short way
-                verdicts[k] = _pruned_verdict(lf, d, dvs, dv_counts)
-                continue
-        group = groups.get(f.file_name)
-        stage, reason = d.stage, d.reason
+                return _pruned_verdict(lf, d, dvs, dv_counts)
+        if truth:
+            from .truth import group_matching_positions, matching_positions
+        table, predicate, index_enabled, rules = self.table, self.predicate, self.index_enabled, self.rules
+        external_only, no_pk_index, dv_errors = self.external_only, self.no_pk_index, self.dv_errors
+        group = self.groups.get(f.file_name)
+        stage, reason = d.stage, d.__dict__["reason"]  # the text, or what writes it (see lazy_text)
         read, rows = False, 0
         selected: int | None = None
         removed = 0
@@ -753,6 +773,27 @@ def _verdicts(table: SnapshotReader, predicate: Predicate, decisions: dict[str, 
             flags=tuple(flags), error="; ".join(errors) or None, branch=None,
             index_selected_rows=selected, dv_removed_rows=removed,
         )
-        verdicts[k] = verdict
-    later = None if stats_removed is None else _StatsRemovedVerdicts(stats_removed, files, dvs, dv_counts)
+        return verdict
+
+
+def _verdicts(table: SnapshotReader, predicate: Predicate, decisions: dict[str, PlanDecision],
+              truth: bool, index_enabled: bool, rules: PaimonRules, files: list[LiveFile],
+              stats_removed: StatsRemoved | None = None
+              ) -> tuple[list[FileVerdict | None], list[str], _StatsRemovedVerdicts | None]:
+    """The read stage (and the ground truth) after planning, file by file: (verdicts, notes, the
+    verdicts of the files planning left undecided (``stats_removed``), to build later: None at their
+    positions)."""
+    wanted = None if truth else {name for name, d in decisions.items() if d.planned}
+    dvs, dv_errors, dv_counts = _needed_deletion_vectors(table, wanted, files)
+    stage = _ReadStage(table, predicate, truth, index_enabled, rules, dvs, dv_errors, dv_counts)
+    verdicts: list[FileVerdict | None] = [None] * len(files)
+    notes: list[str] = []
+    deferred = frozenset(()) if stats_removed is None else frozenset(
+        stats_removed.positions + stats_removed.read_whole)
+    todo = [k for k in range(len(files)) if k not in deferred] if deferred else range(len(files))
+    verdict = stage.verdict
+    for k in todo:  # the others are decided later (see StatsRemoved)
+        lf = files[k]
+        verdicts[k] = verdict(lf, decisions[lf.entry.file.file_name], notes)
+    later = None if stats_removed is None else _StatsRemovedVerdicts(stats_removed, files, stage)
     return verdicts, notes, later

@@ -256,6 +256,11 @@ class _LaterStatsTest:
         with signed_binary_order(self._signed):
             return bool(self._test(*self._args, {}))
 
+    def __eq__(self, other: object) -> bool:  # decisions compare by their answers
+        return self() == (other() if callable(other) else other)
+
+    __hash__ = None  # type: ignore[assignment]
+
 
 class _StatsReason:
     """The reason a file's value stats fail the value filter, written on first read (see
@@ -470,6 +475,7 @@ class _Planner:
         self.key_fields = _fields_named(self.schema, self.key_names)
         self.evolution_groups = data_evolution_enabled(table)
         self._containers: ContainerCache | None = None
+        self._dv_files: frozenset[str] | None = None  # data files with a deletion vector (read_whole)
         bucket = int(opts.get("bucket", "-1"))
         function = opts.get("bucket-function.type", "default").strip().lower()
         bucket_keys = _fields_named(self.schema, self.schema.bucket_keys)
@@ -539,6 +545,32 @@ class _Planner:
         return out
 
     # ---- per file -----------------------------------------------------------------------------
+    def read_whole(self, lf: LiveFile) -> bool:
+        """Whether a file that reaches the stats stage and whose stats pass both tests (a batch plan
+        of an append table) is planned and read whole with nothing to say: no stats error, no
+        deletion vector, and an index container (if any) that indexes none of the predicate's
+        columns and opens without error, so that every index answer is REMAIN. Its decision and
+        verdict are then known from its metadata (planned, read, all rows) and built on request."""
+        if getattr(lf.stats, "error", None) is not None:
+            return False
+        f = lf.entry.file
+        dv_files = self._dv_files
+        if dv_files is None:
+            from ..snapshot_deletion_vectors import DELETION_VECTORS
+
+            dv_files = self._dv_files = frozenset(
+                dv.data_file for e in self.table.index_entries() if e.index_type == DELETION_VECTORS
+                for dv in e.deletion_vectors or ())
+        if f.file_name in dv_files:
+            return False
+        if lf.index_location == "none":
+            return True
+        try:
+            container, _, columns = self.containers.get_with_columns(self.table, lf)
+        except (PaimonLensError, OSError, ValueError, KeyError):
+            return False  # planned the long way, which says what is wrong
+        return container is None or columns.isdisjoint(self._filters(f.schema_id).index_columns())
+
     def reaches_stats(self, lf: LiveFile) -> bool:
         """Whether the partition, bucket and level stages keep ``lf`` (the answers :meth:`evaluate`
         gives, from the same per-partition caches)."""
@@ -793,28 +825,43 @@ def _row_range_groups(planner: _Planner, evals: list[_FileEval], use_stats: bool
             ev.survives_scan = keep
 
 
-def _kept_reason(ev: _FileEval) -> str:
-    d = ev.decision
-    notes = []
-    if d.get("whole_bucket_keep") and not ev.value_test:
-        notes.append("its value stats fail, but its bucket has overlapping files and another one passes, "
-                     "so the whole bucket is read")
-    group = d.get("row_group")
-    merged = group is not None and group[2] > 1
-    index_result = d["index_state"]()[0] if d["index_state"] is not None and not merged else "NO_INDEX"
-    if d["index_location"] == "external" and index_result == "SKIP":
-        notes.append("its external index answers SKIP, so the reader skips it")
-    elif d["index_location"] == "embedded" and not d["index_used_at_planning"] and index_result == "SKIP":
-        notes.append("its embedded index (SKIP) is not used at planning; the reader skips the file")
-    if ev.lf.stats_error:
-        notes.append(f"its stats could not be decoded ({ev.lf.stats_error})")
-    if merged:
-        assert group is not None
-        notes.append(f"read together with the other files of row ids [{group[0]}, {group[1]}] "
-                     f"({group[2]} files merged column by column)")
-        if d["index_location"] != "none":
-            notes.append("the reader's file-index skip of a merged group is not modelled: counted as read")
-    return "; ".join(["planned", *notes])
+class _KeptReason:
+    """The reason of a planned file (``planned``, and what happens next), written on first read (see
+    :mod:`.lazy_text`): a planned file that is read shows no reason, so most are never written."""
+
+    __slots__ = ("_bucket_read", "_group", "_index_state", "_location", "_stats", "_used")
+
+    def __init__(self, ev: _FileEval) -> None:
+        d = ev.decision
+        self._bucket_read = bool(d.get("whole_bucket_keep") and not ev.value_test)
+        self._group: tuple[int, int, int] | None = d.get("row_group")
+        self._index_state = d["index_state"]
+        self._location: str = d["index_location"]
+        self._used: bool = d["index_used_at_planning"]
+        self._stats = ev.lf.stats
+
+    def __call__(self) -> str:
+        notes = []
+        if self._bucket_read:
+            notes.append("its value stats fail, but its bucket has overlapping files and another one passes, "
+                         "so the whole bucket is read")
+        group = self._group
+        merged = group is not None and group[2] > 1
+        index_result = self._index_state()[0] if self._index_state is not None and not merged else "NO_INDEX"
+        if self._location == "external" and index_result == "SKIP":
+            notes.append("its external index answers SKIP, so the reader skips it")
+        elif self._location == "embedded" and not self._used and index_result == "SKIP":
+            notes.append("its embedded index (SKIP) is not used at planning; the reader skips the file")
+        stats_error = getattr(self._stats, "error", None)
+        if stats_error:
+            notes.append(f"its stats could not be decoded ({stats_error})")
+        if merged:
+            assert group is not None
+            notes.append(f"read together with the other files of row ids [{group[0]}, {group[1]}] "
+                         f"({group[2]} files merged column by column)")
+            if self._location != "none":
+                notes.append("the reader's file-index skip of a merged group is not modelled: counted as read")
+        return "; ".join(["planned", *notes])
 
 
 class Pending:
@@ -878,17 +925,21 @@ def plan(table: SnapshotReader, predicate: Predicate | None, *, index_enabled: b
 
 
 class StatsRemoved:
-    """The files :func:`plan_deferring` left undecided: the value stats remove each of them (stage
-    ``stats``), and nothing else about them is needed to plan the others.
+    """The files :func:`plan_deferring` left undecided: those the value stats remove (stage
+    ``stats``), and those it plans that the reader reads whole (:meth:`_Planner.read_whole`);
+    nothing else about them is needed to plan the others.
 
     Attributes:
-        positions: their positions among the files planned.
+        positions: the positions (among the files planned) of the files the value stats remove.
+        read_whole: the positions of the planned files read whole.
     """
 
-    def __init__(self, planner: _Planner, files: Sequence[LiveFile], positions: list[int]) -> None:
+    def __init__(self, planner: _Planner, files: Sequence[LiveFile], positions: list[int],
+                 read_whole: list[int] | None = None) -> None:
         self._planner = planner
         self._files = files
         self.positions = positions
+        self.read_whole: list[int] = read_whole or []
 
     def decision(self, position: int) -> PlanDecision:
         """The decision :func:`plan` gives the file at ``position`` (one of :attr:`positions`)."""
@@ -903,8 +954,9 @@ def plan_deferring(table: SnapshotReader, predicate: Predicate | None, *, index_
                    files: Sequence[LiveFile] | None = None, defer: bool = True
                    ) -> tuple[list[PlanDecision | None], StatsRemoved | None]:
     """:func:`plan`, with the stats tests answered for all files at once where a file's plan follows
-    from its own stats (append tables), and (``defer``) no decision built for the files they remove:
-    None at their positions, which :class:`StatsRemoved` lists and decides on request."""
+    from its own stats (append tables), and (``defer``) no decision built for the files they remove
+    nor for the files they keep that are read whole (:meth:`_Planner.read_whole`): None at their
+    positions, which :class:`StatsRemoved` lists and decides on request."""
     files = table.live_files() if files is None else files
     rules = rules or rules_of(table)
     with gc_paused(), signed_binary_order(rules.signed_binary_compare):
@@ -912,10 +964,18 @@ def plan_deferring(table: SnapshotReader, predicate: Predicate | None, *, index_
         known = planner.stats_masks(files) if planner.batch_stats else [None] * len(files)
         evals: list[_FileEval | None] = []
         removed: list[int] = []
+        whole_read: list[int] = []
+        read_whole = planner.read_whole if defer else None
+        # append tables without a data filter: a file the partition and bucket stages keep is planned
+        plain = (read_whole is not None and not planner.pk and planner.data_filter is None
+                 and not planner.evolution_groups)
         for k, lf in enumerate(files):
             answer = known[k]
-            if defer and answer is not None and not answer[1]:
-                removed.append(k)
+            if answer is not None and read_whole is not None and (not answer[1] or read_whole(lf)):
+                (removed if not answer[1] else whole_read).append(k)
+                evals.append(None)
+            elif plain and planner.reaches_stats(lf) and planner.read_whole(lf):
+                whole_read.append(k)
                 evals.append(None)
             else:
                 evals.append(planner.evaluate(lf, answer))
@@ -924,14 +984,14 @@ def plan_deferring(table: SnapshotReader, predicate: Predicate | None, *, index_
             _row_range_groups(planner, whole, planner.rules.data_evolution_stats)
         _whole_bucket(planner, whole)
         out = [None if ev is None else _finished(ev) for ev in evals]
-    return out, (StatsRemoved(planner, files, removed) if removed else None)
+    return out, (StatsRemoved(planner, files, removed, whole_read) if removed or whole_read else None)
 
 
 def _finished(ev: _FileEval) -> PlanDecision:
     """The decision of a file whose planning is over."""
     d = ev.decision
     d["planned"], d["stage"] = not ev.stage, ev.stage
-    d["reason"] = ev.reason if ev.stage else _kept_reason(ev)
+    d["reason"] = ev.reason if ev.stage else _KeptReason(ev)
     return _decision(d)
 
 
