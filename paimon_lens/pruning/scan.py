@@ -829,7 +829,7 @@ class _KeptReason:
     """The reason of a planned file (``planned``, and what happens next), written on first read (see
     :mod:`.lazy_text`): a planned file that is read shows no reason, so most are never written."""
 
-    __slots__ = ("_bucket_read", "_group", "_index_state", "_location", "_stats", "_used")
+    __slots__ = ("_bucket_read", "_group", "_index_state", "_location", "_stats_error", "_used")
 
     def __init__(self, ev: _FileEval) -> None:
         d = ev.decision
@@ -838,7 +838,7 @@ class _KeptReason:
         self._index_state = d["index_state"]
         self._location: str = d["index_location"]
         self._used: bool = d["index_used_at_planning"]
-        self._stats = ev.lf.stats
+        self._stats_error: str | None = getattr(ev.lf.stats, "error", None)  # as planning left them
 
     def __call__(self) -> str:
         notes = []
@@ -852,9 +852,8 @@ class _KeptReason:
             notes.append("its external index answers SKIP, so the reader skips it")
         elif self._location == "embedded" and not self._used and index_result == "SKIP":
             notes.append("its embedded index (SKIP) is not used at planning; the reader skips the file")
-        stats_error = getattr(self._stats, "error", None)
-        if stats_error:
-            notes.append(f"its stats could not be decoded ({stats_error})")
+        if self._stats_error:
+            notes.append(f"its stats could not be decoded ({self._stats_error})")
         if merged:
             assert group is not None
             notes.append(f"read together with the other files of row ids [{group[0]}, {group[1]}] "
