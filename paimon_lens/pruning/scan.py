@@ -546,11 +546,12 @@ class _Planner:
 
     # ---- per file -----------------------------------------------------------------------------
     def read_whole(self, lf: LiveFile) -> bool:
-        """Whether a file that reaches the stats stage and whose stats pass both tests (a batch plan
-        of an append table) is planned and read whole with nothing to say: no stats error, no
-        deletion vector, and an index container (if any) that indexes none of the predicate's
-        columns and opens without error, so that every index answer is REMAIN. Its decision and
-        verdict are then known from its metadata (planned, read, all rows) and built on request."""
+        """Whether a file of an append table that planning keeps (its value stats pass the data
+        filter, or there is none and the partition and bucket stages keep it) is read whole with
+        nothing to say: no stats error, no deletion vector, and an index container (if any) that
+        opens without error and indexes none of the predicate's columns, so that every index answer
+        is REMAIN. Its decision and verdict then follow from its metadata (planned, read, every row)
+        and are built on request."""
         if getattr(lf.stats, "error", None) is not None:
             return False
         f = lf.entry.file
@@ -934,17 +935,21 @@ class StatsRemoved:
     """
 
     def __init__(self, planner: _Planner, files: Sequence[LiveFile], positions: list[int],
-                 read_whole: list[int] | None = None) -> None:
+                 read_whole: list[int] | None = None,
+                 known: Sequence[tuple[bool, bool] | None] | None = None) -> None:
         self._planner = planner
         self._files = files
         self.positions = positions
         self.read_whole: list[int] = read_whole or []
+        self._known = known  # the batch's stats answers, as planning had them
 
     def decision(self, position: int) -> PlanDecision:
-        """The decision :func:`plan` gives the file at ``position`` (one of :attr:`positions`)."""
+        """The decision :func:`plan` gives the file at ``position`` (one of :attr:`positions` or
+        :attr:`read_whole`): the file planned as it would have been with the others."""
         p = self._planner
+        known = None if self._known is None else self._known[position]
         with gc_paused(), signed_binary_order(p.rules.signed_binary_compare):
-            ev = p.evaluate(self._files[position])
+            ev = p.evaluate(self._files[position], known)
             return _finished(ev)
 
 
@@ -983,7 +988,7 @@ def plan_deferring(table: SnapshotReader, predicate: Predicate | None, *, index_
             _row_range_groups(planner, whole, planner.rules.data_evolution_stats)
         _whole_bucket(planner, whole)
         out = [None if ev is None else _finished(ev) for ev in evals]
-    return out, (StatsRemoved(planner, files, removed, whole_read) if removed or whole_read else None)
+    return out, (StatsRemoved(planner, files, removed, whole_read, known) if removed or whole_read else None)
 
 
 def _finished(ev: _FileEval) -> PlanDecision:
