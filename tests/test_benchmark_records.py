@@ -91,7 +91,7 @@ def test_committed_results_have_every_required_line() -> None:
     assert text.startswith(rec.HEADER)
     found = rec.sections(text)
     assert {"bench_formats", "bench_explain", "bench_scale", "bench_s3", "bench_history", "bench_parse",
-            "bench_recommend", "bench_writers", "fuzz_long"} <= set(found)
+            "bench_recommend", "bench_writers", "fuzz_long", "bench_anchors", "bench_million"} <= set(found)
     assert text.count(":begin -->") == text.count(":end -->") == len(found)
     for name, section in found.items():
         lines = section.splitlines()
