@@ -242,6 +242,10 @@ class _FileEval:
     reason: str | Callable[[], str] = ""  # text, or the function writing it on first read
 
 
+Opened = tuple[FileIndexFormatReader | None, dict[str, Any], frozenset[str]]
+"""An index container looked up in the cache: (container or None, its column readers, its columns)."""
+
+
 class _LaterStatsTest:
     """``PlanDecision.stats_state`` of a file whose stats no planning stage needs: the predicate's
     stats test, run on first use under the release's byte order (as planning would have run it)."""
@@ -362,13 +366,15 @@ class _MemoFileIndexPredicate(FileIndexPredicate):
 class _IndexAnswer:
     """``PlanDecision.index_state`` of one file: its container's answer, computed on first call."""
 
-    __slots__ = ("_fip", "_keep", "_lf", "_planner", "_sf", "_state", "_unindexed")
+    __slots__ = ("_fip", "_keep", "_lf", "_opened", "_planner", "_sf", "_state", "_unindexed")
 
-    def __init__(self, planner: _Planner, sf: _SchemaFilters, lf: LiveFile, keep: bool) -> None:
+    def __init__(self, planner: _Planner, sf: _SchemaFilters, lf: LiveFile, keep: bool,
+                 opened: Opened | None = None) -> None:
         self._planner = planner
         self._sf = sf
         self._lf = lf
         self._keep = keep  # keep the container for data_remain()
+        self._opened = opened  # the container, looked up already by planning (read_whole)
         self._fip: FileIndexPredicate | None = None
         self._state: tuple[str, str | None, FileIndexResult | None] | None = None
         self._unindexed = False  # the container indexes no column of the predicate
@@ -376,7 +382,8 @@ class _IndexAnswer:
     def _compute(self) -> tuple[str, str | None, FileIndexResult | None]:
         p = self._planner
         try:
-            container, readers, columns = p.containers.get_with_columns(p.table, self._lf)
+            opened, self._opened = self._opened, None
+            container, readers, columns = opened or p.containers.get_with_columns(p.table, self._lf)
             if container is None:
                 return "NO_INDEX", None, None
             if columns.isdisjoint(self._sf.index_columns()):
@@ -546,14 +553,19 @@ class _Planner:
 
     # ---- per file -----------------------------------------------------------------------------
     def read_whole(self, lf: LiveFile) -> bool:
-        """Whether a file of an append table that planning keeps (its value stats pass the data
+        """:meth:`read_whole_or_container`'s answer alone."""
+        return self.read_whole_or_container(lf)[0]
+
+    def read_whole_or_container(self, lf: LiveFile) -> tuple[bool, Opened | None]:
+        """(whether a file of an append table that planning keeps (its value stats pass the data
         filter, or there is none and the partition and bucket stages keep it) is read whole with
         nothing to say: no stats error, no deletion vector, and an index container (if any) that
         opens without error and indexes none of the predicate's columns, so that every index answer
-        is REMAIN. Its decision and verdict then follow from its metadata (planned, read, every row)
-        and are built on request."""
+        is REMAIN; its decision and verdict then follow from its metadata (planned, read, every row)
+        and are built on request. The second item: its container as looked up here, if it was, for
+        the file's index answer.)"""
         if getattr(lf.stats, "error", None) is not None:
-            return False
+            return False, None
         f = lf.entry.file
         dv_files = self._dv_files
         if dv_files is None:
@@ -563,14 +575,15 @@ class _Planner:
                 dv.data_file for e in self.table.index_entries() if e.index_type == DELETION_VECTORS
                 for dv in e.deletion_vectors or ())
         if f.file_name in dv_files:
-            return False
+            return False, None
         if lf.index_location == "none":
-            return True
+            return True, None
         try:
-            container, _, columns = self.containers.get_with_columns(self.table, lf)
+            opened = self.containers.get_with_columns(self.table, lf)
         except (PaimonLensError, OSError, ValueError, KeyError):
-            return False  # planned the long way, which says what is wrong
-        return container is None or columns.isdisjoint(self._filters(f.schema_id).index_columns())
+            return False, None  # planned the long way, which says what is wrong
+        container, _, columns = opened
+        return container is None or columns.isdisjoint(self._filters(f.schema_id).index_columns()), opened
 
     def reaches_stats(self, lf: LiveFile) -> bool:
         """Whether the partition, bucket and level stages keep ``lf`` (the answers :meth:`evaluate`
@@ -609,9 +622,11 @@ class _Planner:
         got = self._buckets[bkey] = self.bucket_selector.buckets(lf.partition, entry.total_buckets)
         return got
 
-    def evaluate(self, lf: LiveFile, known: tuple[bool, bool] | None = None) -> _FileEval:
+    def evaluate(self, lf: LiveFile, known: tuple[bool, bool] | None = None,
+                 opened: Opened | None = None) -> _FileEval:
         """The planner's answers for one file; ``known``: the stats tests of the predicate and of the
-        data filter on its value stats, when computed already for a batch (:meth:`stats_masks`)."""
+        data filter on its value stats, when computed already for a batch (:meth:`stats_masks`);
+        ``opened``: its index container, looked up already (:meth:`read_whole_or_container`)."""
         entry = lf.entry
         f = entry.file
         sf = self._filters(f.schema_id)
@@ -635,14 +650,14 @@ class _Planner:
             d["stats_state"] = full_test(f.row_count, lf.stats, memo)
         else:  # no stage looks at this file's stats (or the same leaves): decoded only if someone asks
             d["stats_state"] = _LaterStatsTest(full_test, f.row_count, lf.stats, self.rules.signed_binary_compare)
-        self._index(ev, sf)
+        self._index(ev, sf, opened)
         if reached:  # the value filter only matters for files that reach it
             self._value(ev, sf, memo, None if known is None else known[1])
         d["key_keep"] = self._key(ev, sf, reached and not (self.value_filter_enabled and not ev.value_test))
         self._first_stage(ev, buckets)
         return ev
 
-    def _index(self, ev: _FileEval, sf: _SchemaFilters) -> None:
+    def _index(self, ev: _FileEval, sf: _SchemaFilters, opened: Opened | None = None) -> None:
         """The index answer, evaluated on first use (by the value filter, the reader or the caller)."""
         d = ev.decision
         d["index_used_at_planning"] = False
@@ -652,7 +667,7 @@ class _Planner:
             d["index_state"] = None
             return
         keep = location == "embedded" and self.index_at_planning and self.data_filter is not None
-        d["index_state"] = _IndexAnswer(self, sf, lf, keep)
+        d["index_state"] = _IndexAnswer(self, sf, lf, keep, opened)
 
     def _value(self, ev: _FileEval, sf: _SchemaFilters, memo: dict[int, bool], known: bool | None = None) -> None:
         """The planner's value filter on this file: value stats (``known``: their answer, computed
@@ -969,20 +984,24 @@ def plan_deferring(table: SnapshotReader, predicate: Predicate | None, *, index_
         evals: list[_FileEval | None] = []
         removed: list[int] = []
         whole_read: list[int] = []
-        read_whole = planner.read_whole if defer else None
+        check = planner.read_whole_or_container if defer else None
         # append tables without a data filter: a file the partition and bucket stages keep is planned
-        plain = (read_whole is not None and not planner.pk and planner.data_filter is None
-                 and not planner.evolution_groups)
+        plain = check is not None and not planner.pk and planner.data_filter is None and not planner.evolution_groups
         for k, lf in enumerate(files):
             answer = known[k]
-            if answer is not None and read_whole is not None and (not answer[1] or read_whole(lf)):
-                (removed if not answer[1] else whole_read).append(k)
-                evals.append(None)
-            elif plain and planner.reaches_stats(lf) and planner.read_whole(lf):
-                whole_read.append(k)
-                evals.append(None)
-            else:
-                evals.append(planner.evaluate(lf, answer))
+            opened = None
+            if check is not None:
+                if answer is not None and not answer[1]:
+                    removed.append(k)
+                    evals.append(None)
+                    continue
+                if answer is not None or (plain and planner.reaches_stats(lf)):
+                    read_all, opened = check(lf)
+                    if read_all:
+                        whole_read.append(k)
+                        evals.append(None)
+                        continue
+            evals.append(planner.evaluate(lf, answer, opened))
         whole = [ev for ev in evals if ev is not None]
         if planner.evolution_groups:
             _row_range_groups(planner, whole, planner.rules.data_evolution_stats)
