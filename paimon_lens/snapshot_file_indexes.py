@@ -111,14 +111,10 @@ class ContainerCache:
         self._entries: OrderedDict[tuple[str, Any],
                                    tuple[FileIndexFormatReader, dict[str, Any], int, frozenset[str]]] = OrderedDict()
 
-    def get(self, table: SnapshotReader, lf: LiveFile) -> tuple[FileIndexFormatReader | None, dict[str, Any]]:
-        """The file's container (None if it has none) and its readers by column (filled by the caller)."""
-        container, readers, _ = self.get_with_columns(table, lf)
-        return container, readers
-
-    def get_with_columns(self, table: SnapshotReader, lf: LiveFile
-                         ) -> tuple[FileIndexFormatReader | None, dict[str, Any], frozenset[str]]:
-        """:meth:`get` and the columns the container's head lists (empty without a container)."""
+    def get(self, table: SnapshotReader, lf: LiveFile
+            ) -> tuple[FileIndexFormatReader | None, dict[str, Any], frozenset[str]]:
+        """The file's container (None if it has none), its readers by column (filled by the caller)
+        and the columns its head lists (empty without a container)."""
         key = lf.index_key  # the data file's name and its container
         got = self._entries.get(key)
         if got is not None:

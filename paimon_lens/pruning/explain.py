@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
     from ..metadata.manifest import ManifestFileMeta
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
-    from .scan import PlanDecision, StatsRemoved
+    from .scan import PlanDecision, Undecided
     from .versions import PaimonRules
 
 STAGES = ("partition", "bucket", "level", "stats", "index", "whole_bucket", "read index", "index rows",
@@ -182,7 +182,7 @@ class ExplainReport:
         self.skipped_manifests: list[ManifestFileMeta] = []
         self._rest: Callable[[list[FileVerdict]], tuple[list[FileVerdict], list[str]]] | None = None
         # the files the value stats remove: their verdicts are built on first use of the files
-        self._later: tuple[_StatsRemovedVerdicts, list[FileVerdict | None]] | None = None
+        self._later: tuple[_UndecidedVerdicts, list[FileVerdict | None]] | None = None
 
     @property
     def files(self) -> list[FileVerdict]:
@@ -243,19 +243,13 @@ class ExplainReport:
         if rest is not None:
             self._files, self._notes = rest(self._files)
 
-    def _removed_by_stats(self, complete: bool) -> tuple[int, int, int]:
-        """(files, bytes, rows) of the verdicts not built yet of the files the value stats removed."""
+    def _undecided(self, complete: bool) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        """(files, bytes, rows) of the verdicts not built yet: of the files the value stats removed,
+        and of the planned files read whole."""
         if complete or self._later is None:
-            return 0, 0, 0
+            return (0, 0, 0), (0, 0, 0)
         later = self._later[0]
-        return later.count, later.bytes, later.rows
-
-    def _read_whole(self, complete: bool) -> tuple[int, int, int]:
-        """(files, bytes, rows) of the verdicts not built yet of the planned files read whole."""
-        if complete or self._later is None:
-            return 0, 0, 0
-        later = self._later[0]
-        return later.read_count, later.read_bytes, later.read_rows
+        return later.removed_totals, later.read_totals
 
     def __repr__(self) -> str:
         s = self.summary(complete=False)
@@ -277,13 +271,12 @@ class ExplainReport:
         first row is then the files of the kept partitions unless :attr:`complete`.
         """
         files = self.files if complete else self._files
-        extra = self._removed_by_stats(complete)  # in play until the stats stage
+        extra, whole = self._undecided(complete)  # removed at the stats stage; read whole
         last = len(STAGES)  # read files, and those of any other stage, stay in play to the end
         # per stage that removes files (``last``: none): files, bytes, whole rows, rows the index
         # selects, rows the deletion vectors leave
         tally = [[0, 0, 0, 0, 0] for _ in range(last + 1)]
-        n, size, count = self._read_whole(complete)  # read with every row
-        tally[last] = [n, size, count, count, count]
+        tally[last] = [*whole, whole[2], whole[2]]  # the files read whole, with every row
         for f in files:
             t = tally[_STAGE_ORDER.get(f.stage, last)]
             t[0] += 1
@@ -317,8 +310,8 @@ class ExplainReport:
         files = self.files if complete else self._files
         planned = [f for f in files if f.planned]
         read = [f for f in files if f.read]
-        n, size, count = self._removed_by_stats(complete)  # all removed at the stats stage, no error
-        rn, rsize, rcount = self._read_whole(complete)  # planned, read with every row, no error
+        # not built yet: removed at the stats stage, no error; planned and read with every row, no error
+        (n, size, count), (rn, rsize, rcount) = self._undecided(complete)
         out: dict[str, Any] = {
             "files": len(files) + n + rn,
             "bytes": sum(f.file_size for f in files) + size + rsize,
@@ -591,7 +584,7 @@ def _candidates(table: SnapshotReader, predicate: Predicate, rules: PaimonRules
 
 def _explained(table: SnapshotReader, predicate: Predicate, files: list[LiveFile], truth: bool,
                index_enabled: bool, rules: PaimonRules, defer: bool = False
-               ) -> tuple[list[FileVerdict | None], list[str], _StatsRemovedVerdicts | None]:
+               ) -> tuple[list[FileVerdict | None], list[str], _UndecidedVerdicts | None]:
     """The verdicts of ``files`` (planned together) and the notes about them; ``defer``: the
     verdicts of the files the value stats remove are built later (None in their place)."""
     from .scan import plan_deferring
@@ -653,24 +646,24 @@ def _pruned_verdict(lf: LiveFile, d: PlanDecision, dvs: dict[str, BitMap], dv_co
     return verdict
 
 
-class _StatsRemovedVerdicts:
-    """The verdicts of the files planning left undecided (:class:`~.scan.StatsRemoved`), built on first
+def _totals(files: Sequence[LiveFile], positions: Sequence[int]) -> tuple[int, int, int]:
+    """(files, bytes, rows) of ``files`` at ``positions``."""
+    metas = [files[k].entry.file for k in positions]
+    return len(metas), sum(f.file_size for f in metas), sum(f.row_count for f in metas)
+
+
+class _UndecidedVerdicts:
+    """The verdicts of the files planning left undecided (:class:`~.scan.Undecided`), built on first
     use of the report's files: until then their totals come from their metadata (those the value
     stats remove: removed at the stats stage, no error; those read whole: planned and read, every row,
     no error)."""
 
-    def __init__(self, removed: StatsRemoved, files: Sequence[LiveFile], read_stage: _ReadStage) -> None:
+    def __init__(self, removed: Undecided, files: Sequence[LiveFile], read_stage: _ReadStage) -> None:
         self.removed = removed
         self._files = files
         self._read_stage = read_stage
-        metas = [files[k].entry.file for k in removed.positions]
-        self.count = len(metas)
-        self.bytes = sum(f.file_size for f in metas)
-        self.rows = sum(f.row_count for f in metas)
-        whole = [files[k].entry.file for k in removed.read_whole]
-        self.read_count = len(whole)
-        self.read_bytes = sum(f.file_size for f in whole)
-        self.read_rows = sum(f.row_count for f in whole)
+        self.removed_totals = _totals(files, removed.positions)
+        self.read_totals = _totals(files, removed.read_whole)
 
     def fill(self, slots: list[FileVerdict | None]) -> list[FileVerdict]:
         """``slots`` (the verdicts in file order, None where an undecided file goes) completed."""
@@ -778,22 +771,22 @@ class _ReadStage:
 
 def _verdicts(table: SnapshotReader, predicate: Predicate, decisions: dict[str, PlanDecision],
               truth: bool, index_enabled: bool, rules: PaimonRules, files: list[LiveFile],
-              stats_removed: StatsRemoved | None = None
-              ) -> tuple[list[FileVerdict | None], list[str], _StatsRemovedVerdicts | None]:
+              undecided: Undecided | None = None
+              ) -> tuple[list[FileVerdict | None], list[str], _UndecidedVerdicts | None]:
     """The read stage (and the ground truth) after planning, file by file: (verdicts, notes, the
-    verdicts of the files planning left undecided (``stats_removed``), to build later: None at their
+    verdicts of the files planning left undecided (``undecided``), to build later: None at their
     positions)."""
     wanted = None if truth else {name for name, d in decisions.items() if d.planned}
     dvs, dv_errors, dv_counts = _needed_deletion_vectors(table, wanted, files)
     stage = _ReadStage(table, predicate, truth, index_enabled, rules, dvs, dv_errors, dv_counts)
     verdicts: list[FileVerdict | None] = [None] * len(files)
     notes: list[str] = []
-    deferred = frozenset(()) if stats_removed is None else frozenset(
-        stats_removed.positions + stats_removed.read_whole)
+    deferred = frozenset(()) if undecided is None else frozenset(
+        undecided.positions + undecided.read_whole)
     todo = [k for k in range(len(files)) if k not in deferred] if deferred else range(len(files))
     verdict = stage.verdict
-    for k in todo:  # the others are decided later (see StatsRemoved)
+    for k in todo:  # the others are decided later (see Undecided)
         lf = files[k]
         verdicts[k] = verdict(lf, decisions[lf.entry.file.file_name], notes)
-    later = None if stats_removed is None else _StatsRemovedVerdicts(stats_removed, files, stage)
+    later = None if undecided is None else _UndecidedVerdicts(undecided, files, stage)
     return verdicts, notes, later

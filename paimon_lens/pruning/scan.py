@@ -383,7 +383,7 @@ class _IndexAnswer:
         p = self._planner
         try:
             opened, self._opened = self._opened, None
-            container, readers, columns = opened or p.containers.get_with_columns(p.table, self._lf)
+            container, readers, columns = opened or p.containers.get(p.table, self._lf)
             if container is None:
                 return "NO_INDEX", None, None
             if columns.isdisjoint(self._sf.index_columns()):
@@ -552,11 +552,7 @@ class _Planner:
         return out
 
     # ---- per file -----------------------------------------------------------------------------
-    def read_whole(self, lf: LiveFile) -> bool:
-        """:meth:`read_whole_or_container`'s answer alone."""
-        return self.read_whole_or_container(lf)[0]
-
-    def read_whole_or_container(self, lf: LiveFile) -> tuple[bool, Opened | None]:
+    def read_whole(self, lf: LiveFile) -> tuple[bool, Opened | None]:
         """(whether a file of an append table that planning keeps (its value stats pass the data
         filter, or there is none and the partition and bucket stages keep it) is read whole with
         nothing to say: no stats error, no deletion vector, and an index container (if any) that
@@ -579,7 +575,7 @@ class _Planner:
         if lf.index_location == "none":
             return True, None
         try:
-            opened = self.containers.get_with_columns(self.table, lf)
+            opened = self.containers.get(self.table, lf)
         except (PaimonLensError, OSError, ValueError, KeyError):
             return False, None  # planned the long way, which says what is wrong
         container, _, columns = opened
@@ -626,7 +622,7 @@ class _Planner:
                  opened: Opened | None = None) -> _FileEval:
         """The planner's answers for one file; ``known``: the stats tests of the predicate and of the
         data filter on its value stats, when computed already for a batch (:meth:`stats_masks`);
-        ``opened``: its index container, looked up already (:meth:`read_whole_or_container`)."""
+        ``opened``: its index container, looked up already (:meth:`read_whole`)."""
         entry = lf.entry
         f = entry.file
         sf = self._filters(f.schema_id)
@@ -939,7 +935,7 @@ def plan(table: SnapshotReader, predicate: Predicate | None, *, index_enabled: b
     return cast("list[PlanDecision]", decisions)
 
 
-class StatsRemoved:
+class Undecided:
     """The files :func:`plan_deferring` left undecided: those the value stats remove (stage
     ``stats``), and those it plans that the reader reads whole (:meth:`_Planner.read_whole`);
     nothing else about them is needed to plan the others.
@@ -971,11 +967,11 @@ class StatsRemoved:
 def plan_deferring(table: SnapshotReader, predicate: Predicate | None, *, index_enabled: bool = True,
                    paimon_09_bitmap_or: bool = False, rules: PaimonRules | None = None,
                    files: Sequence[LiveFile] | None = None, defer: bool = True
-                   ) -> tuple[list[PlanDecision | None], StatsRemoved | None]:
+                   ) -> tuple[list[PlanDecision | None], Undecided | None]:
     """:func:`plan`, with the stats tests answered for all files at once where a file's plan follows
     from its own stats (append tables), and (``defer``) no decision built for the files they remove
     nor for the files they keep that are read whole (:meth:`_Planner.read_whole`): None at their
-    positions, which :class:`StatsRemoved` lists and decides on request."""
+    positions, which :class:`Undecided` lists and decides on request."""
     files = table.live_files() if files is None else files
     rules = rules or rules_of(table)
     with gc_paused(), signed_binary_order(rules.signed_binary_compare):
@@ -984,7 +980,7 @@ def plan_deferring(table: SnapshotReader, predicate: Predicate | None, *, index_
         evals: list[_FileEval | None] = []
         removed: list[int] = []
         whole_read: list[int] = []
-        check = planner.read_whole_or_container if defer else None
+        check = planner.read_whole if defer else None
         # append tables without a data filter: a file the partition and bucket stages keep is planned
         plain = check is not None and not planner.pk and planner.data_filter is None and not planner.evolution_groups
         for k, lf in enumerate(files):
@@ -1007,7 +1003,7 @@ def plan_deferring(table: SnapshotReader, predicate: Predicate | None, *, index_
             _row_range_groups(planner, whole, planner.rules.data_evolution_stats)
         _whole_bucket(planner, whole)
         out = [None if ev is None else _finished(ev) for ev in evals]
-    return out, (StatsRemoved(planner, files, removed, whole_read, known) if removed or whole_read else None)
+    return out, (Undecided(planner, files, removed, whole_read, known) if removed or whole_read else None)
 
 
 def _finished(ev: _FileEval) -> PlanDecision:

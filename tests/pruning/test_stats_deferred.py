@@ -169,7 +169,7 @@ def test_planned_files_read_whole_are_left_undecided(mixed_path: Path, where: st
 def test_summary_counts_files_read_whole_without_building(mixed_path: Path) -> None:
     table = pl.open_table(str(mixed_path), progress=False)
     report = table.explain("score >= 0")
-    assert report._later is not None and report._later[0].read_count > 0
+    assert report._later is not None and report._later[0].read_totals[0] > 0
     s = report.summary(complete=False)
     assert report._later is not None
     assert s["files"] == table.live_file_count and s["planned_files"] == table.live_file_count
