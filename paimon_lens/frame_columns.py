@@ -128,6 +128,69 @@ HASH_INDEX_COLUMNS = {
     "error": "why the file could not be decoded, if it could not",
 }
 
+# ---- global and primary-key indexes (global_indexes, global_index_coverage, global_index_keys) ----
+
+GLOBAL_INDEX_COLUMNS = {
+    "kind": "global (a data-evolution table's index over a row range) or primary-key (one bucket's level)",
+    "partition": "partition values of the index manifest entry",
+    "bucket": "bucket of the index manifest entry",
+    "index_type": "btree, bitmap, ivf-flat, ivf-pq, diskann, lumina, full-text, ...",
+    "column": "indexed column (None: no field with that id in the snapshot's schema)",
+    "field_id": "indexed field id (_INDEX_FIELD_ID)",
+    "extra_columns": "more indexed columns of a multi-column index (_EXTRA_FIELD_IDS)",
+    "file_name": "index file name",
+    "file_path": "path relative to the table directory, or the external path",
+    "file_size": "index file size in bytes",
+    "row_count": "rows the index file indexes (_ROW_COUNT)",
+    "first_row_id": "global index: first row id of its row range; primary-key index: 0",
+    "last_row_id": "last row id of its row range (inclusive)",
+    "min_key": "smallest non-null key (_INDEX_META of btree / bitmap)",
+    "max_key": "largest non-null key",
+    "has_nulls": "the index holds rows whose key is null",
+    "source_level": "primary-key index: the LSM level of the data files it was built from",
+    "source_files": "primary-key index: the data files it was built from, in ordinal order",
+    "added_snapshot": "oldest retained snapshot from which on the index manifest lists the file",
+    "keys": "distinct non-null keys in the file (decoded)",
+    "null_rows": "rows whose key is null (decoded)",
+    "blocks": "btree data blocks / bitmap dictionary blocks",
+    "compression": "block compression (none, zstd, lz4, lzo)",
+    "max_rows_per_key": "rows of the most frequent key",
+    "dimension": "vector index: vector dimension (from the file header)",
+    "metric": "vector index: distance metric",
+    "vectors": "vector index: vectors in the file (from its header)",
+    "documents": "full-text index: documents in the file (from its header)",
+    "index_options": "vector / full-text index: options stored in _INDEX_META",
+    "payload": "decoded (keys and rows read), header (only the header is read: a native library reads the rest) "
+               "or not decoded",
+    "error": "why (part of) the file or its metadata could not be read, if it could not",
+}
+
+GLOBAL_INDEX_COVERAGE_COLUMNS = {
+    "kind": "global or primary-key",
+    "column": "indexed column",
+    "index_type": "index type",
+    "partition": "partition values of the data file",
+    "bucket": "bucket",
+    "data_file": "data file",
+    "level": "LSM level",
+    "first_row_id": "first row id of the data file (global indexes)",
+    "row_count": "rows of the data file",
+    "covered_rows": "rows an index file of this column and type covers",
+    "uncovered_rows": "rows no index file covers (a fast search does not return them)",
+    "status": "covered, partial, stale (the column was rewritten after the build) or uncovered",
+    "reason": "why",
+    "index_files": "the index files that cover it",
+}
+
+GLOBAL_INDEX_KEY_COLUMNS = {
+    "column": "indexed column",
+    "index_type": "btree or bitmap",
+    "file_name": "index file",
+    "value": "key (None: the null key)",
+    "rows": "rows holding the key",
+    "first_row_ids": "the first few row ids holding it (global row ids; primary-key indexes: ordinals)",
+}
+
 # ---- file-index frames (file_indexes; each index type's summary fields follow these columns) ----
 
 FILE_INDEX_COLUMNS = {
@@ -378,6 +441,8 @@ COLUMN_KINDS: dict[str, str] = {
         "bits_set", "index_selected_rows", "dv_removed_rows", "snapshots", "schemas", "findings",
         "read_for_nothing_bytes", "records", "delta_records", "added_files", "removed_files", "added_bytes",
         "removed_bytes", "small_files", "indexed_files", "dv_files", "dv_deleted_rows", "upgraded_files",
+        "added_snapshot", "keys", "null_rows", "blocks", "max_rows_per_key", "dimension", "vectors", "documents",
+        "covered_rows", "uncovered_rows", "source_level",
     ), "int"),
     **dict.fromkeys((
         "deleted_ratio", "null_ratio", "distinct_error", "top1_ratio", "top10_ratio", "mean_file_distinct",
@@ -397,19 +462,20 @@ COLUMN_KINDS: dict[str, str] = {
         "stats_error", "error", "manifest", "index_type", "data_file", "kind", "column", "storage",
         "index_result", "index_kind", "stage", "reason", "flags", "branch", "type", "label", "where", "action",
         "confidence", "description", "options", "title", "subject", "evidence", "impact", "fix", "statements",
-        "table", "stats_mode", "top_finding", "workload", "change",
+        "table", "stats_mode", "top_finding", "workload", "change", "compression", "metric", "payload", "status",
     ), "str"),
     **dict.fromkeys((
         "nullable", "is_partition_key", "is_primary_key", "crc_ok", "partition_keep", "bucket_keep",
         "stats_keep", "planned", "read", "partition_key", "distinct_exact", "is_sorted", "is_strictly_sorted",
-        "constrains_column", "eligible", "chosen", "is_table_threshold", "read_whole",
+        "constrains_column", "eligible", "chosen", "is_table_threshold", "read_whole", "has_nulls",
     ), "bool"),
     **dict.fromkeys(("commit_time", "time", "creation_time"), "time"),
     **dict.fromkeys(("partition", "partition_min", "partition_max", "partition_null_counts", "level_files",
-                     "index_coverage", "unindexed_files"), "dict"),
+                     "index_coverage", "unindexed_files", "index_options"), "dict"),
     **dict.fromkeys(("extra_files", "write_cols", "value_stats_cols", "top_values", "dictionary_chunk_sizes",
-                     "values", "index_blocks", "top_statements", "tags", "problems", "indexes"), "list"),
-    **dict.fromkeys(("value", "min", "max"), "any"),
+                     "values", "index_blocks", "top_statements", "tags", "problems", "indexes", "extra_columns",
+                     "source_files", "index_files", "first_row_ids"), "list"),
+    **dict.fromkeys(("value", "min", "max", "min_key", "max_key"), "any"),
 }
 
 

@@ -282,6 +282,21 @@ class Table(SnapshotReader):
         """HASH (dynamic bucket) index files of the snapshot, decoded."""
         return self.inspect.hash_index()
 
+    def global_indexes(self) -> pd.DataFrame:
+        """Every global index (data-evolution tables) and primary-key index file of the snapshot:
+        type, column, row range or source files, key range, bytes, the snapshot that added it, and
+        what decoding it found (see :data:`paimon_lens.frame_columns.GLOBAL_INDEX_COLUMNS`)."""
+        return self.inspect.global_indexes()
+
+    def global_index_coverage(self) -> pd.DataFrame:
+        """Per live data file and indexed column: rows covered by a global or primary-key index, and
+        why the others are not (appended after the build, level 0, only moved up a level, rewritten)."""
+        return self.inspect.global_index_coverage()
+
+    def global_index_keys(self, column: str | None = None) -> pd.DataFrame:
+        """Every key of the btree and bitmap global / primary-key indexes, with the rows holding it."""
+        return self.inspect.global_index_keys(column)
+
 
 def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, tag: str | None = None,
                timestamp_ms: int | None = None, storage_options: dict[str, Any] | None = None,

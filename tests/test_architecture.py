@@ -41,6 +41,7 @@ LAYERS: dict[str, int] = {
     "paimon_lens.synth": 61,
     "paimon_lens.snapshot_file_indexes": 62,
     "paimon_lens.snapshot_deletion_vectors": 62,
+    "paimon_lens.snapshot_global_indexes": 62,
     "paimon_lens.pruning": 63,
     "paimon_lens.advisor": 64,
     "paimon_lens.history": 64,

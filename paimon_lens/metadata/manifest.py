@@ -197,6 +197,55 @@ class DeletionVectorMeta:
     cardinality: int | None
 
 
+DEIX = 0x44454958
+
+
+@dataclass(frozen=True)
+class GlobalIndexMeta:
+    """The ``_GLOBAL_INDEX`` record of an index manifest entry (Paimon 1.4+; ``GlobalIndexMeta``).
+
+    ``_ROW_RANGE_START``/``_ROW_RANGE_END`` (both inclusive), ``_INDEX_FIELD_ID``,
+    ``_EXTRA_FIELD_IDS`` (multi-column indexes), ``_INDEX_META`` and (2.0) ``_SOURCE_META`` bytes,
+    decoded by :mod:`paimon_lens.formats.global_index.meta`.
+    """
+
+    row_range_start: int
+    row_range_end: int
+    index_field_id: int
+    extra_field_ids: tuple[int, ...] | None
+    index_meta: bytes | None
+    source_meta: bytes | None
+
+    @staticmethod
+    def from_record(rec: dict[str, Any]) -> GlobalIndexMeta:
+        """From the record (a ``TypeError`` names a field of the wrong type)."""
+        out = GlobalIndexMeta(rec["_ROW_RANGE_START"], rec["_ROW_RANGE_END"], rec["_INDEX_FIELD_ID"],
+                              None if rec.get("_EXTRA_FIELD_IDS") is None else tuple(rec["_EXTRA_FIELD_IDS"]),
+                              rec.get("_INDEX_META"), rec.get("_SOURCE_META"))
+        for name, value, kinds in (("_ROW_RANGE_START", out.row_range_start, (int,)),
+                                   ("_ROW_RANGE_END", out.row_range_end, (int,)),
+                                   ("_INDEX_FIELD_ID", out.index_field_id, (int,)),
+                                   ("_INDEX_META", out.index_meta, (bytes, type(None))),
+                                   ("_SOURCE_META", out.source_meta, (bytes, type(None)))):
+            if not isinstance(value, kinds) or isinstance(value, bool):
+                raise TypeError(f"_GLOBAL_INDEX.{name}: {type(value).__name__}")
+        if any(not isinstance(i, int) for i in out.extra_field_ids or ()):
+            raise TypeError("_GLOBAL_INDEX._EXTRA_FIELD_IDS: not a list of ints")
+        return out
+
+    @property
+    def row_count(self) -> int:
+        """Rows in the range."""
+        return self.row_range_end - self.row_range_start + 1
+
+    @property
+    def is_primary_key_index(self) -> bool:
+        """A primary-key index: its source meta names the data files it indexes (a data-evolution
+        source meta, ``DEIX``..., names a snapshot instead)."""
+        sm = self.source_meta
+        return sm is not None and not (len(sm) >= 4 and int.from_bytes(sm[:4], "big") == DEIX)
+
+
 @dataclass(frozen=True)
 class IndexFileMeta:
     """One index manifest record (``HASH``, ``DELETION_VECTORS``, or another index type)."""
@@ -210,7 +259,7 @@ class IndexFileMeta:
     row_count: int
     deletion_vectors: tuple[DeletionVectorMeta, ...] | None
     external_path: str | None
-    global_index: dict[str, Any] | None
+    global_index: GlobalIndexMeta | None
     manifest: str
 
     @staticmethod
@@ -227,7 +276,8 @@ class IndexFileMeta:
             kind=rec["_KIND"], partition=rec["_PARTITION"], bucket=rec["_BUCKET"],
             index_type=rec["_INDEX_TYPE"], file_name=rec["_FILE_NAME"], file_size=rec["_FILE_SIZE"],
             row_count=rec["_ROW_COUNT"], deletion_vectors=dvs,
-            external_path=rec.get("_EXTERNAL_PATH"), global_index=rec.get("_GLOBAL_INDEX"),
+            external_path=rec.get("_EXTERNAL_PATH"),
+            global_index=None if (gi := rec.get("_GLOBAL_INDEX")) is None else GlobalIndexMeta.from_record(gi),
             manifest=manifest,
         )
 

@@ -104,19 +104,58 @@ def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
     if getattr(args, "output_parquet", None):
         return _indexes_to_parquet(args, table, out)
     infos = table.index_infos()
+    from ..snapshot_global_indexes import global_index_coverage, global_index_files
+    from .global_index_frames import global_indexes_json
+
+    globals_ = global_indexes_json(table, global_index_files(table), global_index_coverage(table))
+    global_errors = any(g["error"] for g in globals_["global_indexes"])
     if args.format == "json":
-        json.dump(indexes_json(table, infos), out, ensure_ascii=False, default=str, allow_nan=False)
+        doc = indexes_json(table, infos)
+        doc.update(globals_)
+        json.dump(doc, out, ensure_ascii=False, default=str, allow_nan=False)
         out.write("\n")
         return 0
-    out.write(f"table {table.path}  snapshot {table.snapshot_id}  {len(infos)} indexes\n\n")
+    out.write(f"table {table.path}  snapshot {table.snapshot_id}  {len(infos)} file indexes, "
+              f"{len(globals_['global_indexes'])} global / primary-key index files\n\n")
     rows = []
     for i in infos:
         s = i.summary()
         facts = ", ".join(_fact(k, s[k]) for k in _FACTS if s.get(k) is not None)
         rows.append([i.file.entry.file.file_name, i.column, i.index_type, i.storage, _human_bytes(i.bytes),
                      i.error or facts])
-    _print_table(rows, ["file", "column", "index", "storage", "bytes", "summary"], out)
-    return 1 if any(i.error for i in infos) else 0
+    if rows:
+        _print_table(rows, ["file", "column", "index", "storage", "bytes", "summary"], out)
+    if globals_["global_indexes"]:
+        _print_global_indexes(globals_, out)
+    return 1 if any(i.error for i in infos) or global_errors else 0
+
+
+def _print_global_indexes(doc: dict[str, Any], out: Any) -> None:
+    """The global / primary-key index files and the data files they leave uncovered."""
+    rows = []
+    for g in doc["global_indexes"]:
+        span = (f"rows {g['first_row_id']}-{g['last_row_id']}" if g["kind"] == "global"
+                else f"level {g['source_level']}: {len(g['source_files'] or [])} files")
+        if g["error"]:
+            facts = g["error"]
+        elif g["payload"] == "decoded":
+            facts = (f"{g['keys']} keys [{g['min_key']} .. {g['max_key']}], {g['null_rows']} null rows, "
+                     f"{g['blocks']} blocks ({g['compression']})")
+        elif g["payload"] == "header":
+            facts = ", ".join(f"{k} {g[k]}" for k in ("dimension", "metric", "vectors", "documents")
+                              if g[k] is not None)
+            facts += " (payload not decoded: a native library reads it)"
+        else:
+            facts = "payload not decoded"
+        rows.append([g["kind"], g["column"], g["index_type"], span, _human_bytes(g["file_size"]),
+                     g["added_snapshot"], facts])
+    out.write("\nglobal and primary-key indexes\n")
+    _print_table(rows, ["kind", "column", "index", "covers", "bytes", "added", "summary"], out)
+    gaps = [c for c in doc["global_index_coverage"] if c["status"] != "covered"]
+    if gaps:
+        out.write(f"\n{len(gaps)} data file x index pairs not fully covered\n")
+        _print_table([[c["data_file"], c["column"], c["index_type"], c["status"], c["uncovered_rows"], c["reason"]]
+                      for c in gaps], ["file", "column", "index", "status", "uncovered rows", "reason"], out)
 
 
 def _spark_output(args: argparse.Namespace) -> str:

@@ -18,6 +18,7 @@ from ..engines.files import engine_of
 from ..errors import PaimonLensError
 from ..snapshot_deletion_vectors import deletion_vector_infos, table_hash_index
 from ..snapshot_file_indexes import table_file_indexes
+from ..snapshot_global_indexes import global_index_coverage, global_index_files
 from . import frames, index_frames
 
 if TYPE_CHECKING:
@@ -97,6 +98,31 @@ class InspectTable:
     def hash_index(self) -> pd.DataFrame:
         """HASH (dynamic bucket) index files of the snapshot, decoded."""
         return frames.hash_index_frame(self.table, table_hash_index(self.table))
+
+    @_consistent
+    def global_indexes(self) -> pd.DataFrame:
+        """Every global and primary-key index file of the snapshot (btree, bitmap, vector, full-text),
+        its metadata and what decoding it found
+        (:data:`~paimon_lens.frame_columns.GLOBAL_INDEX_COLUMNS`)."""
+        from . import global_index_frames
+
+        return global_index_frames.global_indexes_frame(self.table, global_index_files(self.table))
+
+    @_consistent
+    def global_index_coverage(self) -> pd.DataFrame:
+        """Per live data file and indexed column: the rows a global or primary-key index covers, and
+        why the rest is not (:data:`~paimon_lens.frame_columns.GLOBAL_INDEX_COVERAGE_COLUMNS`)."""
+        from . import global_index_frames
+
+        return global_index_frames.coverage_frame(self.table, global_index_coverage(self.table))
+
+    @_consistent
+    def global_index_keys(self, column: str | None = None) -> pd.DataFrame:
+        """Every key of the btree and bitmap global / primary-key indexes (of ``column``), with its rows
+        (:data:`~paimon_lens.frame_columns.GLOBAL_INDEX_KEY_COLUMNS`)."""
+        from . import global_index_frames
+
+        return global_index_frames.keys_frame(self.table, global_index_files(self.table), column)
 
     def __repr__(self) -> str:
         return f"<InspectTable of {self.table!r}>"

@@ -1,0 +1,107 @@
+"""The global index inventory of a snapshot: files, coverage, keys, and the ``indexes`` command,
+against the tables pypaimon 2.1 wrote with global indexes (``tests/fixtures/pypaimon_global``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import paimon_lens as pl
+from paimon_lens.presentation.cli import main
+from tests.conftest import FIXTURES, load_json
+from tests.test_frame_columns import check_frame
+
+GLOBAL = FIXTURES / "pypaimon_global"
+ORACLES = sorted(GLOBAL.glob("oracle_*.json"))
+
+
+def _table(name: str) -> pl.Table:
+    return pl.open_table(str(GLOBAL / "warehouse" / "db.db" / name))
+
+
+@pytest.mark.parametrize("oracle_path", ORACLES, ids=lambda p: p.stem[len("oracle_"):])
+def test_inventory_lists_every_index_file(oracle_path: Path) -> None:
+    o = load_json(oracle_path)
+    t = _table(o["table"])
+    frame = t.global_indexes()
+    from paimon_lens import frame_columns as fc
+    check_frame(frame, fc.GLOBAL_INDEX_COLUMNS, "global_indexes")
+    want = {e["file_name"]: e for e in o["index_files"]["entries"] if e["global_index"]}
+    assert set(frame["file_name"]) == set(want)
+    for row in frame.to_dict("records"):
+        e = want[row["file_name"]]
+        g = e["global_index"]
+        assert (row["index_type"], row["column"], row["field_id"]) == (e["index_type"], g["index_field_name"],
+                                                                      g["index_field_id"])
+        assert (row["first_row_id"], row["last_row_id"], row["row_count"]) == (g["row_range_start"],
+                                                                              g["row_range_end"], e["row_count"])
+        assert row["kind"] == "global" and row["payload"] == "decoded" and row["error"] is None
+        assert row["min_key"] == g["decoded_meta"]["first_key"] and row["has_nulls"] == g["decoded_meta"]["has_nulls"]
+        built = [h["snapshot_id"] for h in o["history"] if row["file_name"] in (h.get("index_files") or [])
+                 or (h.get("index_files_added") and h["index_manifest"] and row["file_name"] in json.dumps(h))]
+        assert row["added_snapshot"] >= 1 and (not built or row["added_snapshot"] == built[0])
+    check_frame(t.global_index_coverage(), fc.GLOBAL_INDEX_COVERAGE_COLUMNS, "coverage")
+    check_frame(t.global_index_keys(), fc.GLOBAL_INDEX_KEY_COLUMNS, "keys")
+
+
+def test_added_snapshot_is_the_build() -> None:
+    o = load_json(GLOBAL / "oracle_gi_basic.json")
+    builds = [h["snapshot_id"] for h in o["history"] if "create_global_index" in h["action"]]
+    frame = _table("gi_basic").global_indexes()
+    assert sorted(frame["added_snapshot"]) == builds
+
+
+def test_rows_appended_after_the_build_are_uncovered() -> None:
+    o = load_json(GLOBAL / "oracle_gi_basic.json")
+    cov = _table("gi_basic").global_index_coverage()
+    last = max(o["files"], key=lambda f: f["first_row_id"])
+    rows = cov[cov["data_file"] == last["file_name"]]
+    assert set(rows["status"]) == {"uncovered"} and set(rows["uncovered_rows"]) == {last["row_count"]}
+    assert (cov[cov["data_file"] != last["file_name"]]["status"] == "covered").all()
+
+
+def test_rewritten_column_is_stale_and_dropped_index_is_gone() -> None:
+    cov = _table("gi_update_ignore").global_index_coverage()
+    stale = cov[cov["status"] == "stale"]
+    assert len(stale) == 2 and set(stale["column"]) == {"k"}
+    assert all("rewritten" in r or "after the index was built" in r for r in stale["reason"])
+    dropped = _table("gi_update_drop").global_indexes()
+    assert list(dropped["column"]) == ["color"]  # DROP_PARTITION_INDEX took k's index out of the manifest
+
+
+def test_keys_frame_has_global_row_ids() -> None:
+    o = load_json(GLOBAL / "oracle_gi_two_builds.json")
+    keys = _table("gi_two_builds").global_index_keys("k")
+    case = next(c for c in o["index_contents"] if c["column"] == "k" and c["row_range"][0] > 0)
+    mine = keys[keys["file_name"] == case["file_name"]]
+    first = next(k for k in case["keys"])
+    row = mine[mine["value"] == first["key"]].iloc[0]
+    assert row["rows"] == len(first["row_ids"]) and list(row["first_row_ids"]) == sorted(first["row_ids"])[:8]
+
+
+def test_cli_indexes_lists_global_indexes(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(GLOBAL / "warehouse" / "db.db" / "gi_basic")
+    assert main(["indexes", path, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {g["index_type"] for g in doc["global_indexes"]} == {"btree", "bitmap"}
+    assert {c["status"] for c in doc["global_index_coverage"]} == {"covered", "uncovered"}
+    assert "files" in doc  # the file-index document is unchanged
+    assert main(["indexes", path]) == 0
+    text = capsys.readouterr().out
+    assert "global and primary-key indexes" in text and "uncovered" in text
+
+
+def test_missing_index_file_is_an_error_on_its_row(tmp_path: Path) -> None:
+    import shutil
+
+    dst = tmp_path / "gi_basic"
+    shutil.copytree(GLOBAL / "warehouse" / "db.db" / "gi_basic", dst)
+    victim = next((dst / "index").glob("btree-*"))
+    victim.unlink()
+    frame = pl.open_table(str(dst)).global_indexes()
+    row = frame[frame["index_type"] == "btree"].iloc[0]
+    assert row["error"] and victim.name in row["error"] and pd.isna(row["keys"]) and row["payload"] == "not decoded"
+    assert main(["indexes", str(dst)]) == 1
