@@ -128,9 +128,11 @@ class Table(SnapshotReader):
         return self.inspect.bitmap_values(column)
 
     @consistent
-    def explain(self, where: str, *, truth: bool = False, index_enabled: bool = True) -> Any:
-        """Which files ``where`` makes Paimon read and why; see :func:`paimon_lens.pruning.explain.explain`."""
-        return self.explain_many([where], truth=truth, index_enabled=index_enabled)[0]
+    def explain(self, where: str, *, truth: bool = False, index_enabled: bool = True,
+                search_mode: str | None = None) -> Any:
+        """Which files ``where`` makes Paimon read and why; see :func:`paimon_lens.pruning.explain.explain`
+        (``search_mode``: the query's ``scalar-index.search-mode`` for tables with global indexes)."""
+        return self.explain_many([where], truth=truth, index_enabled=index_enabled, search_mode=search_mode)[0]
 
     @consistent
     def explain_branch(self, where: Any, *, truth: bool = False, index_enabled: bool = True) -> Any:
@@ -142,12 +144,13 @@ class Table(SnapshotReader):
                               index_enabled=index_enabled)[0]
 
     @consistent
-    def explain_many(self, wheres: Sequence[Any], *, truth: bool = False, index_enabled: bool = True) -> list[Any]:
+    def explain_many(self, wheres: Sequence[Any], *, truth: bool = False, index_enabled: bool = True,
+                     search_mode: str | None = None) -> list[Any]:
         """:meth:`explain` of each predicate (one run of tasks on the table's engine)."""
         from .pruning.run import explain_many
 
         return explain_many(self, wheres, engine=self.engine, rules=self.rules, truth=truth,
-                            index_enabled=index_enabled)
+                            index_enabled=index_enabled, search_mode=search_mode)
 
     def explain_distributed(self, where: str, *, truth: bool = False, index_enabled: bool = True,
                             positions: bool = False, max_positions: int | None = None, output: str = "dataframe",

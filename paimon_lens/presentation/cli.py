@@ -283,7 +283,8 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
     reports = []
     for sql in sqls:
         try:
-            report = table.explain(sql, truth=args.truth, index_enabled=not args.no_index)
+            report = table.explain(sql, truth=args.truth, index_enabled=not args.no_index,
+                                   search_mode=args.search_mode)
         except PaimonLensError as e:
             if args.where is not None:
                 raise
@@ -304,6 +305,11 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
         if report.truth:
             out.write(f"  truth: {s['matching_rows']} matching rows in {s['matching_files']} files; "
                       f"{s['read_files_without_match']} files read for nothing\n")
+        gi = s.get("global_index")
+        if gi is not None and report.truth and gi.get("matching_rows_not_returned"):
+            ids = gi["not_returned_row_ids"]
+            out.write(f"  global index ({gi['search_mode']} search): {gi['matching_rows_not_returned']} matching rows "
+                      f"not returned, row ids {', '.join(map(str, ids[:20]))}{' ...' if len(ids) > 20 else ''}\n")
         out.write("\n")
         rows = [[f.file_name, f.row_count, "read" if f.read else f"skip: {f.stage}", f.rows_after_dv,
                  "" if f.matching_rows is None else f.matching_rows, f.reason, "; ".join(f.flags)]
@@ -703,6 +709,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--truth", action="store_true", help="read the data files and report the rows that match")
     ex.add_argument("--positions", action="store_true", help="include index bitmap row positions")
     ex.add_argument("--no-index", action="store_true", help="model file-index.read.enabled = false")
+    ex.add_argument("--search-mode", choices=("fast", "full", "detail"), default=None,
+                    help="the query's scalar-index.search-mode (tables with global indexes; default: the "
+                         "table's option, else fast)")
     ex.add_argument("--compare", type=int, default=None, metavar="A",
                     help="also explain at older snapshot A, and say why what is read changed since")
     ex.add_argument("--format", choices=("table", "json"), default="table")

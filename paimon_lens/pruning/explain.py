@@ -54,11 +54,12 @@ if TYPE_CHECKING:
 
     from ..metadata.manifest import ManifestFileMeta
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
+    from .global_index import GlobalIndexSelection
     from .scan import PlanDecision, Undecided
     from .versions import PaimonRules
 
-STAGES = ("partition", "bucket", "level", "stats", "index", "whole_bucket", "read index", "index rows",
-          "deletion vector")
+STAGES = ("partition", "bucket", "global index", "level", "stats", "index", "whole_bucket", "read index",
+          "index rows", "deletion vector")
 
 _STAGE_ORDER = {stage: i for i, stage in enumerate(STAGES)}
 _PRIMARY_KEY_STAGES = frozenset({"level", "whole_bucket"})
@@ -183,6 +184,10 @@ class ExplainReport:
         self._rest: Callable[[list[FileVerdict]], tuple[list[FileVerdict], list[str]]] | None = None
         # the files the value stats remove: their verdicts are built on first use of the files
         self._later: tuple[_UndecidedVerdicts, list[FileVerdict | None]] | None = None
+        self.global_index: GlobalIndexSelection | None = None
+        """What the table's global indexes select (data-evolution tables), None when none is consulted."""
+        self.global_index_missed: list[int] | None = None
+        """With the ground truth: global row ids of matching rows the reader does not return."""
 
     @property
     def files(self) -> list[FileVerdict]:
@@ -294,6 +299,8 @@ class ExplainReport:
                 alive = [a - b for a, b in zip(alive, tally[i - 1])]
             if stage in _PRIMARY_KEY_STAGES and not pk:
                 continue  # append tables have no level-0 or whole-bucket rule
+            if stage == "global index" and self.global_index is None:
+                continue  # only tables whose scan consults global indexes
             n, size, count = extra if i <= stats_at else (0, 0, 0)
             measure = 4 if stage == "deletion vector" else 3 if stage == "index rows" else 2
             rows.append({"stage": STAGE_LABELS.get(stage, f"after {stage}") if stage else label,
@@ -321,7 +328,8 @@ class ExplainReport:
             "read_files": len(read) + rn,
             "read_bytes": sum(f.file_size for f in read) + rsize,
             "rows_after_dv": sum(f.rows_after_dv for f in read) + rcount,
-            "skipped_by": {s: sum(1 for f in files if f.stage == s) + (n if s == "stats" else 0) for s in STAGES},
+            "skipped_by": {s: sum(1 for f in files if f.stage == s) + (n if s == "stats" else 0) for s in STAGES
+                           if s != "global index" or self.global_index is not None},
             "funnel": self.funnel(complete),
             "files_with_errors": sum(1 for f in files if f.error),
         }
@@ -330,6 +338,10 @@ class ExplainReport:
             out["matching_rows"] = sum(f.matching_rows or 0 for f in files)
             out["read_files_without_match"] = sum(1 for f in read if not f.matching_rows)
             out["skipped_files_with_match"] = sum(1 for f in files if not f.read and f.matching_rows)
+        if self.global_index is not None:
+            from .global_index_stage import summary_fields
+
+            out["global_index"] = summary_fields(self.global_index, self.global_index_missed)
         return out
 
     # ---- output -----------------------------------------------------------------------------
@@ -540,7 +552,8 @@ def _read_stage(d: PlanDecision, lf: LiveFile, result: FileIndexResult | None, d
 
 
 def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = False, index_enabled: bool = True,
-            rules: PaimonRules | None = None) -> ExplainReport:
+            rules: PaimonRules | None = None, search_mode: str | None = None,
+            global_index: bool = True) -> ExplainReport:
     """Simulate Paimon's pruning of ``where`` on every live file of ``table``'s snapshot.
 
     Args:
@@ -551,6 +564,10 @@ def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = Fals
         index_enabled: ``False`` models ``file-index.read.enabled = false``.
         rules: the Paimon release's rules (default: those of ``table.paimon_version``, else the
             newest release modelled).
+        search_mode: ``scalar-index.search-mode`` of the query (``fast``, ``full``, ``detail``; default:
+            the table's option, else ``fast``) for data-evolution tables with global indexes.
+        global_index: apply the global index stage (a task explaining part of the snapshot leaves it
+            to the caller, who applies :func:`global_index_stage` to the whole snapshot's report).
     """
     from ..predicate.parser import parse_where
 
@@ -567,7 +584,36 @@ def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = Fals
         report._later = (later, slots)
     if found is not None:
         report._defer(partial(_all_files, table, predicate, index_enabled, rules, notes), found[1])
+    if global_index:
+        global_index_stage(report, table, predicate, rules, truth, search_mode)
     return report
+
+
+def global_index_stage(report: ExplainReport, table: SnapshotReader, predicate: Predicate, rules: PaimonRules,
+                       truth: bool, search_mode: str | None = None) -> None:
+    """Data-evolution tables with global indexes: the files and rows the index selection leaves
+    (see :mod:`.global_index_stage`), applied to ``report`` in place."""
+    from . import global_index, global_index_stage
+    from .scan import partition_filter
+
+    if not global_index.applies(table, rules):
+        return
+    sel = global_index.select(table, predicate, rules,
+                              partition_filter(table, predicate, rules.partition_conjuncts_whole), search_mode)
+    if sel is None:
+        return
+    report.global_index = sel
+    notes = [f"global index: {e}" for e in sel.errors]
+    if sel.rows is None:
+        report.notes = report.notes + notes + [
+            "global index: the predicate is not answered by the indexes of its columns: the scan reads as without them"]
+        return
+    files = {lf.file.file_name: lf for lf in table.live_files()}
+    verdicts, missed = global_index_stage.apply(report.files, files, sel, deletion_vector_bitmaps(table), truth)
+    extra = report.notes + notes + [sel.describe()]
+    report.files = verdicts
+    report.notes = extra
+    report.global_index_missed = missed if truth else None
 
 
 def _candidates(table: SnapshotReader, predicate: Predicate, rules: PaimonRules

@@ -24,7 +24,7 @@ from ..engines.files import task_count
 from ..engines.local import LOCAL
 from ..metadata.manifest import IndexFileMeta, ManifestEntry
 from ..predicate.model import Predicate
-from .explain import ExplainReport, FileVerdict, explain, note_position
+from .explain import ExplainReport, FileVerdict, explain, global_index_stage, note_position
 from .fallback import with_fallback
 from .scan import IndexAnswers, Pending
 from .versions import PaimonRules, rules_of
@@ -38,24 +38,34 @@ Task = tuple[list[ManifestEntry], list[IndexFileMeta]] | None
 
 
 def explain_many(table: SnapshotReader, wheres: Sequence[str | Predicate], *, engine: Engine | None = None,
-                 rules: PaimonRules | None = None, truth: bool = False, index_enabled: bool = True
-                 ) -> list[ExplainReport]:
+                 rules: PaimonRules | None = None, truth: bool = False, index_enabled: bool = True,
+                 search_mode: str | None = None) -> list[ExplainReport]:
     """:func:`~paimon_lens.pruning.explain.explain` of each predicate on ``engine`` (default: here),
     each report with the files of the table's fallback branch (``scan.fallback-branch``) added."""
     engine = engine or LOCAL
     rules = rules or rules_of(table)
-    reports = explain_branch(table, wheres, engine=engine, rules=rules, truth=truth, index_enabled=index_enabled)
+    reports = explain_branch(table, wheres, engine=engine, rules=rules, truth=truth, index_enabled=index_enabled,
+                             search_mode=search_mode)
 
     def on_branch(branch: SnapshotReader, where: str) -> ExplainReport:
         return explain_branch(branch, [where], engine=engine, rules=rules, truth=truth,
-                              index_enabled=index_enabled)[0]
+                              index_enabled=index_enabled, search_mode=search_mode)[0]
 
     return [with_fallback(table, r, on_branch, rules=rules) for r in reports]
 
 
 def explain_branch(table: SnapshotReader, wheres: Sequence[str | Predicate], *, engine: Engine,
-                   rules: PaimonRules, truth: bool = False, index_enabled: bool = True) -> list[ExplainReport]:
+                   rules: PaimonRules, truth: bool = False, index_enabled: bool = True,
+                   search_mode: str | None = None) -> list[ExplainReport]:
     """:func:`explain_many` of this branch's files alone (``scan.fallback-branch`` not followed)."""
+    reports = _explain_branch(table, wheres, engine=engine, rules=rules, truth=truth, index_enabled=index_enabled)
+    for report in reports:  # on the whole snapshot's verdicts, wherever the tasks ran
+        global_index_stage(report, table, report.predicate, rules, truth, search_mode)
+    return reports
+
+
+def _explain_branch(table: SnapshotReader, wheres: Sequence[str | Predicate], *, engine: Engine,
+                    rules: PaimonRules, truth: bool = False, index_enabled: bool = True) -> list[ExplainReport]:
     from ..predicate.parser import parse_where
 
     predicates = [parse_where(w, table.schema.fields) if isinstance(w, str) else w for w in wheres]
@@ -106,7 +116,8 @@ def _explain_task(handle: ReaderHandle, predicates: Sequence[Predicate], truth: 
     part = handle.restricted(*task) if task is not None else handle.reader()
     out = _TaskAnswers()
     for predicate in predicates:
-        out.append(explain(part, predicate, truth=truth, index_enabled=index_enabled, rules=rules))
+        out.append(explain(part, predicate, truth=truth, index_enabled=index_enabled, rules=rules,
+                           global_index=False))
     return out
 
 

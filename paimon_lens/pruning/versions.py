@@ -56,6 +56,17 @@ class PaimonRules:
     """The file-index types the release's readers know, each with the newest format version it
     reads (bitmap V2 from 1.0, the default from 1.1; bsi from 1.0; range-bitmap from 1.3): reading any other fails the
     query in that release (``Can't find file index for type``, ``your plugin version is lower than 2``)."""
+    global_index: bool = True
+    """>= 1.4: data-evolution tables plan with their global indexes (``DataEvolutionBatchScan``)."""
+    global_index_search_mode: bool = True
+    """>= 2.0: ``scalar-index.search-mode`` (``fast`` default; ``full``/``detail`` add the rows no
+    index covers); 1.4 always searched as ``fast``."""
+    global_index_strict_union: bool = True
+    """>= 2.0: an index leaf is unanswered when the reader of one row range cannot answer it, and a
+    column's index types are united; 1.4 skipped such ranges and intersected the types."""
+    global_index_range_gate: bool = True
+    """>= 2.0: range, ``NOT BETWEEN``, ``endsWith``/``contains``/``LIKE`` leaves are answered only when
+    the candidate index files total at most ``*-index.fallback-scan-max-size`` (256 MiB)."""
 
     def unreadable_index(self, index_type: str, version: int | None) -> str | None:
         """Why this release fails reading an index of ``index_type`` (format ``version``, None if
@@ -89,6 +100,10 @@ def _rules(version: str) -> PaimonRules:
         data_evolution=at_least("1.3"),
         index_readable=(("bloom-filter", 1), ("bitmap", 2 if at_least("1.0") else 1))
         + ((("bsi", 1),) if at_least("1.0") else ()) + ((("range-bitmap", 1),) if at_least("1.3") else ()),
+        global_index=at_least("1.4"),
+        global_index_search_mode=at_least("2.0"),
+        global_index_strict_union=at_least("2.0"),
+        global_index_range_gate=at_least("2.0"),
     )
 
 
