@@ -58,8 +58,8 @@ if TYPE_CHECKING:
     from .scan import PlanDecision, Undecided
     from .versions import PaimonRules
 
-STAGES = ("partition", "bucket", "global index", "level", "stats", "index", "whole_bucket", "read index",
-          "index rows", "deletion vector")
+STAGES = ("partition", "bucket", "global index", "level", "stats", "index", "whole_bucket", "primary-key index",
+          "read index", "index rows", "deletion vector")
 
 _STAGE_ORDER = {stage: i for i, stage in enumerate(STAGES)}
 _PRIMARY_KEY_STAGES = frozenset({"level", "whole_bucket"})
@@ -188,6 +188,8 @@ class ExplainReport:
         """What the table's global indexes select (data-evolution tables), None when none is consulted."""
         self.global_index_missed: list[int] | None = None
         """With the ground truth: global row ids of matching rows the reader does not return."""
+        self.pk_index: dict[str, Any] | None = None
+        """What the primary-key indexes did (primary-key tables, Paimon 2.0), None when none is consulted."""
 
     @property
     def files(self) -> list[FileVerdict]:
@@ -299,8 +301,9 @@ class ExplainReport:
                 alive = [a - b for a, b in zip(alive, tally[i - 1])]
             if stage in _PRIMARY_KEY_STAGES and not pk:
                 continue  # append tables have no level-0 or whole-bucket rule
-            if stage == "global index" and self.global_index is None:
-                continue  # only tables whose scan consults global indexes
+            if (stage == "global index" and self.global_index is None) or (
+                    stage == "primary-key index" and self.pk_index is None):
+                continue  # only tables whose scan consults such indexes
             n, size, count = extra if i <= stats_at else (0, 0, 0)
             measure = 4 if stage == "deletion vector" else 3 if stage == "index rows" else 2
             rows.append({"stage": STAGE_LABELS.get(stage, f"after {stage}") if stage else label,
@@ -329,7 +332,8 @@ class ExplainReport:
             "read_bytes": sum(f.file_size for f in read) + rsize,
             "rows_after_dv": sum(f.rows_after_dv for f in read) + rcount,
             "skipped_by": {s: sum(1 for f in files if f.stage == s) + (n if s == "stats" else 0) for s in STAGES
-                           if s != "global index" or self.global_index is not None},
+                           if (s != "global index" or self.global_index is not None)
+                           and (s != "primary-key index" or self.pk_index is not None)},
             "funnel": self.funnel(complete),
             "files_with_errors": sum(1 for f in files if f.error),
         }
@@ -342,6 +346,8 @@ class ExplainReport:
             from .global_index_stage import summary_fields
 
             out["global_index"] = summary_fields(self.global_index, self.global_index_missed)
+        if self.pk_index is not None:
+            out["primary_key_index"] = self.pk_index
         return out
 
     # ---- output -----------------------------------------------------------------------------
@@ -586,7 +592,42 @@ def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = Fals
         report._defer(partial(_all_files, table, predicate, index_enabled, rules, notes), found[1])
     if global_index:
         global_index_stage(report, table, predicate, rules, truth, search_mode)
+        pk_index_stage(report, table, predicate, rules, truth)
     return report
+
+
+def pk_index_stage(report: ExplainReport, table: SnapshotReader, predicate: Predicate, rules: PaimonRules,
+                   truth: bool) -> None:
+    """Primary-key tables with primary-key indexes (Paimon 2.0): per planned file, the rows the index
+    selects (see :mod:`.pk_index`), applied to ``report`` in place."""
+    from . import pk_index
+    from .global_index_stage import apply_selection
+
+    if not pk_index.applies(table, rules):
+        return
+    by_name = {lf.file.file_name: lf for lf in table.live_files()}
+    planned = [by_name[v.file_name] for v in report.files if v.planned and v.file_name in by_name]
+    got = pk_index.select(table, predicate, rules, planned)
+    if got is None:
+        return
+    selections, notes = got
+
+    def choose(v: FileVerdict) -> tuple[BitMap, int, str] | None:
+        s = selections.get(v.file_name)
+        if s is None or s.positions is None:
+            return None
+        return s.positions, 0, f"primary-key index ({', '.join(s.index_files)}) selects no row of this file"
+
+    verdicts, _ = apply_selection(report.files, choose, "primary-key index", "the primary-key index selects",
+                                  deletion_vector_bitmaps(table), truth)
+    whole = {n: s.reason for n, s in selections.items() if s.positions is None}
+    report.files = verdicts
+    report.notes = report.notes + notes + [f"{n}: {r}" for n, r in whole.items()]
+    report.pk_index = {
+        "files_indexed": sum(1 for s in selections.values() if s.positions is not None),
+        "files_read_whole": len(whole),
+        "index_files": sorted({f for s in selections.values() for f in s.index_files}),
+    }
 
 
 def global_index_stage(report: ExplainReport, table: SnapshotReader, predicate: Predicate, rules: PaimonRules,

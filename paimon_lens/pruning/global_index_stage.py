@@ -11,6 +11,7 @@ does not cover, or a stale index's) are counted per file and named in the summar
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -44,25 +45,43 @@ def apply(verdicts: list[FileVerdict], files: dict[str, LiveFile], sel: GlobalIn
     """The verdicts after the global index stage, and the global row ids of the matching rows the
     reader does not return (with the ground truth)."""
     assert sel.rows is not None
+    rows, why = sel.rows, sel.describe()
+    firsts = {name: lf.file.first_row_id for name, lf in files.items()}
+
+    def choose(v: FileVerdict) -> tuple[BitMap, int, str] | None:
+        first = firsts.get(v.file_name)
+        if first is None or v.stage in ("partition", "bucket"):
+            return None
+        return (local_selection(rows, first, v.row_count), first,
+                f"{why}: none of rows {first}-{first + v.row_count - 1}")
+
+    return apply_selection(verdicts, choose, "global index", f"the global index selects ({sel.search_mode} search)",
+                           dvs, truth)
+
+
+def apply_selection(verdicts: list[FileVerdict], choose: Callable[[FileVerdict], tuple[BitMap, int, str] | None],
+                    stage: str, selects: str, dvs: dict[str, BitMap], truth: bool
+                    ) -> tuple[list[FileVerdict], list[int]]:
+    """The verdicts after an index stage that selects rows of files: ``choose(verdict)`` gives the
+    file's selected positions, the row id (or ordinal) of its position 0 and the reason an empty
+    selection drops it, or None to leave the verdict as it is. Also returns the ids of the matching
+    rows the reader does not return (with the ground truth)."""
     out: list[FileVerdict] = []
     missed: list[int] = []
-    why = sel.describe()
     for v in verdicts:
-        lf = files.get(v.file_name)
-        first = None if lf is None else lf.file.first_row_id
-        if lf is None or first is None or v.stage in ("partition", "bucket"):
+        picked = choose(v)
+        if picked is None:
             out.append(v)
             continue
-        chosen = local_selection(sel.rows, first, v.row_count)
+        chosen, first, why = picked
         matching = v.matching_live_positions if v.matching_live_positions is not None else v.matching_positions
         flags = [f for f in v.flags if not f.startswith(("PAIMON SKIPPED", "read without any matching row"))]
         if not chosen:
             n = len(matching) if matching is not None else 0
             if n and matching is not None:
-                flags.insert(0, f"PAIMON SKIPPED A FILE WITH {n} MATCHING ROWS at stage 'global index'")
+                flags.insert(0, f"PAIMON SKIPPED A FILE WITH {n} MATCHING ROWS at stage {stage!r}")
                 missed.extend(first + p for p in matching)
-            out.append(replace(v, planned=False, read=False, rows_after_dv=0, stage="global index",
-                               reason=f"{why}: none of rows {first}-{first + v.row_count - 1}",
+            out.append(replace(v, planned=False, read=False, rows_after_dv=0, stage=stage, reason=why,
                                index_selected_rows=None, dv_removed_rows=0, flags=tuple(flags)))
             continue
         if not v.read:
@@ -78,15 +97,14 @@ def apply(verdicts: list[FileVerdict], files: dict[str, LiveFile], sel: GlobalIn
                                    "dv_removed_rows": len(base) - len(kept)}
         if not base:
             changes.update(read=False, rows_after_dv=0, stage="index rows",
-                           reason="the global and file indexes together select no row")
+                           reason=f"the {stage} and file indexes together select no row")
         elif not kept:
             changes.update(read=False, stage="deletion vector", reason="every selected row is deleted")
         if matching is not None:
             lost = matching - kept if changes.get("read", True) else matching
             if lost:
                 missed.extend(first + p for p in lost)
-                flags.insert(0, f"{len(lost)} matching rows not returned: outside the rows the global index "
-                                f"selects ({sel.search_mode} search)")
+                flags.insert(0, f"{len(lost)} matching rows not returned: outside the rows {selects}")
             if changes.get("read", True) and not (matching & kept):
                 flags.append("read without any matching row")
             elif not changes.get("read", True) and matching:

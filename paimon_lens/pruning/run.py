@@ -24,7 +24,7 @@ from ..engines.files import task_count
 from ..engines.local import LOCAL
 from ..metadata.manifest import IndexFileMeta, ManifestEntry
 from ..predicate.model import Predicate
-from .explain import ExplainReport, FileVerdict, explain, global_index_stage, note_position
+from .explain import ExplainReport, FileVerdict, explain, global_index_stage, note_position, pk_index_stage
 from .fallback import with_fallback
 from .scan import IndexAnswers, Pending
 from .versions import PaimonRules, rules_of
@@ -61,6 +61,7 @@ def explain_branch(table: SnapshotReader, wheres: Sequence[str | Predicate], *, 
     reports = _explain_branch(table, wheres, engine=engine, rules=rules, truth=truth, index_enabled=index_enabled)
     for report in reports:  # on the whole snapshot's verdicts, wherever the tasks ran
         global_index_stage(report, table, report.predicate, rules, truth, search_mode)
+        pk_index_stage(report, table, report.predicate, rules, truth)
     return reports
 
 

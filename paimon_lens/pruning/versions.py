@@ -64,6 +64,9 @@ class PaimonRules:
     global_index_strict_union: bool = True
     """>= 2.0: an index leaf is unanswered when the reader of one row range cannot answer it, and a
     column's index types are united; 1.4 skipped such ranges and intersected the types."""
+    pk_index: bool = True
+    """>= 2.0: primary-key tables plan with their primary-key indexes (``pk-btree`` / ``pk-bitmap``:
+    ``PrimaryKeyBatchScan``): per planned file the rows the index selects."""
     global_index_range_gate: bool = True
     """>= 2.0: range, ``NOT BETWEEN``, ``endsWith``/``contains``/``LIKE`` leaves are answered only when
     the candidate index files total at most ``*-index.fallback-scan-max-size`` (256 MiB)."""
@@ -104,6 +107,7 @@ def _rules(version: str) -> PaimonRules:
         global_index_search_mode=at_least("2.0"),
         global_index_strict_union=at_least("2.0"),
         global_index_range_gate=at_least("2.0"),
+        pk_index=at_least("2.0"),
     )
 
 
