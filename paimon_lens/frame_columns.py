@@ -405,6 +405,9 @@ HISTORY_COLUMNS = {
     "dv_max_bucket_ratio": "deleted rows / rows, the worst bucket", "stats_mode": "metadata.stats-mode",
     "tags": "tags on the snapshot", "read_whole": "read whole instead of from its delta",
     "problems": "what could not be read at this snapshot",
+    "global_index_coverage": "rows each global index covers: type(column) -> rows (pk-type(column): rows of the "
+                             "files a primary-key index was built from)",
+    "global_index_uncovered_rows": "row ids below nextRowId each global index does not cover",
 }
 
 DIFF_COLUMNS = {
@@ -471,7 +474,8 @@ COLUMN_KINDS: dict[str, str] = {
     ), "bool"),
     **dict.fromkeys(("commit_time", "time", "creation_time"), "time"),
     **dict.fromkeys(("partition", "partition_min", "partition_max", "partition_null_counts", "level_files",
-                     "index_coverage", "unindexed_files", "index_options"), "dict"),
+                     "index_coverage", "unindexed_files", "index_options", "global_index_coverage",
+                     "global_index_uncovered_rows"), "dict"),
     **dict.fromkeys(("extra_files", "write_cols", "value_stats_cols", "top_values", "dictionary_chunk_sizes",
                      "values", "index_blocks", "top_statements", "tags", "problems", "indexes", "extra_columns",
                      "source_files", "index_files", "first_row_ids"), "list"),

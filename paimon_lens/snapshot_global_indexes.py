@@ -207,6 +207,15 @@ def _added_snapshots(table: SnapshotReader, names: set[str]) -> dict[str, tuple[
     return out
 
 
+def global_index_columns(table: SnapshotReader) -> dict[str, list[str]]:
+    """Columns a global or primary-key index serves in this snapshot, with their index types."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for g in global_index_files(table):
+        if g.column is not None and g.index_type not in out[g.column]:
+            out[g.column].append(g.index_type)
+    return dict(out)
+
+
 # ---- decoding an index file -------------------------------------------------------------------------
 def open_global_index(table: SnapshotReader, gf: GlobalIndexFile) -> SortedIndex | NativeIndexHeader | None:
     """Decode a btree or bitmap file (keys -> local row ids) or read a vector / full-text header

@@ -45,6 +45,7 @@ from ..consistency import consistent
 from ..errors import PaimonLensError
 from ..frame_columns import RECOMMENDATION_COLUMNS, TRADEOFF_COLUMNS
 from ..pruning.versions import rules_of
+from ..snapshot_global_indexes import global_index_columns
 from ..workload import Workload, as_workload
 from ..writer.file_index import DEFAULT_IN_MANIFEST_THRESHOLD, PREFIX, in_manifest_threshold, parse_index_options
 from .candidates import (
@@ -573,6 +574,7 @@ def _advise(table: SnapshotReader, wl: Workload, derived: bool, profile: TablePr
     existing_by_col: dict[str, list[Any]] = {}
     for spec in existing:
         existing_by_col.setdefault(spec.column, []).append(spec)
+    served = global_index_columns(table)
     for col in columns:
         scores, base, n_q = _column_scores(result, col, query_runs)
         if not scores:
@@ -587,6 +589,10 @@ def _advise(table: SnapshotReader, wl: Workload, derived: bool, profile: TablePr
                               "index_bytes_read_per_query": s.bytes_read, "cost": s.cost, "eligible": s.eligible,
                               "chosen": s is best})
         reason = _reason(kind, best, col, base, profile, n_q)
+        if col in served:
+            reason = (f"the {'/'.join(served[col])} global index of {col} already serves its queries (what it "
+                      "leaves is the baseline): " + (reason if best is not None else
+                                                     f"no file index adds a gain to it ({reason})"))
         conf = _confidence(derived, sampled, n_q)
         have = existing_by_col.get(col, [])
         if best is None:

@@ -59,8 +59,11 @@ from typing import TYPE_CHECKING, Any
 from ..formats.bloom import DEFAULT_FPP, DEFAULT_ITEMS, bloom_filter_sizing
 from ..options import SMALL_FILE_DIVISOR, target_file_size
 from ..predicate.model import leaves
+from ..snapshot_global_indexes import global_index_columns
 from ..units import human_bytes, human_count, human_percent
-from .advise import alter_table, table_identifier
+from .advise import alter_table
+from .finding import Finding, table_ref
+from .global_findings import global_index_findings
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -90,27 +93,6 @@ EMBEDDED_MIN = 256 << 10
 UNINDEXED_READ_RATIO = 0.5
 """An unindexed filter column is reported when its predicates read at least this fraction of files."""
 
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem: what, where, how much it costs, and the statement that fixes it."""
-
-    kind: str
-    title: str
-    subject: str
-    evidence: str
-    impact: str
-    score: float
-    fix: str
-    statements: tuple[str, ...] = ()
-    details: dict[str, Any] = field(default_factory=dict, compare=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The ``findings --format json`` record."""
-        return {"kind": self.kind, "title": self.title, "subject": self.subject, "evidence": self.evidence,
-                "impact": self.impact, "score": self.score, "fix": self.fix, "statements": list(self.statements),
-                "details": self.details}
 
 
 @dataclass
@@ -149,11 +131,6 @@ class Findings:
 
 
 # ---- helpers ------------------------------------------------------------------------------------
-
-def table_ref(table: SnapshotReader) -> str:
-    """``db.table`` (or the directory name) of the table, as statements name it."""
-    return table_identifier(table.path)
-
 
 def set_options(table: SnapshotReader, options: dict[str, str | None]) -> list[str]:
     """Spark ``ALTER TABLE`` statements setting (or, for None, unsetting) table options."""
@@ -401,7 +378,7 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexInfo], workload
                 f.file_size for r, _ in reports for f in r.files if f.stage not in ("partition", "bucket"))),
             f"keep min/max for {column}: fields.{column}.stats-mode = full (or truncate(16) for long strings)",
             tuple(set_options(table, {f"fields.{column}.stats-mode": "full"})), {"queries": len(reports)}))
-    have_index = {c.split("[", 1)[0] for c, _ in indexed}
+    have_index = {c.split("[", 1)[0] for c, _ in indexed} | set(global_index_columns(table))
     partition_keys = set(table.schema.partition_keys)  # partition pruning serves those
     for column, reports in sorted(named.items()):
         if column in have_index or column in partition_keys:
@@ -506,7 +483,8 @@ def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequ
               ("deletion vectors", lambda: _deletion_vectors(table, engine)),
               ("file sizes", lambda: _small_files(table)),
               ("embedded indexes", lambda: _embedded_indexes(table)),
-              ("level-0 files", lambda: _uncompacted_buckets(table))]
+              ("level-0 files", lambda: _uncompacted_buckets(table)),
+              ("global and primary-key indexes", lambda: global_index_findings(table))]
     if explained is not None and workload is not None:
         def reuse() -> list[Finding]:
             from dataclasses import replace

@@ -83,6 +83,11 @@ class SnapshotFacts:
     dv_ratio: float | None = None
     dv_max_bucket_ratio: float | None = None
     stats_mode: str | None = None
+    global_index_coverage: dict[str, int] = field(default_factory=dict)
+    """Rows each global index covers (``type(column)``: its index files' row ranges merged), and for
+    a primary-key index (``pk-type(column)``) the rows of the data files it was built from."""
+    global_index_uncovered_rows: dict[str, int] = field(default_factory=dict)
+    """Row ids below the snapshot's ``nextRowId`` that each global index does not cover."""
     tags: list[str] = field(default_factory=list)
     read_whole: bool = False
     """The snapshot was read whole (the first of the range, or its delta could not be applied)."""
@@ -340,6 +345,31 @@ class _Timeline:
         ratios = [d / state.bucket_rows[b] for b, d in state.bucket_deleted.items() if d > 0 and state.bucket_rows[b]]
         facts.dv_max_bucket_ratio = max(ratios) if ratios else None
         facts.stats_mode = reader.schema.options.get("metadata.stats-mode", DEFAULT_STATS_MODE.lower())
+        facts.global_index_coverage, facts.global_index_uncovered_rows = _global_coverage(reader)
+
+
+def _global_coverage(reader: SnapshotReader) -> tuple[dict[str, int], dict[str, int]]:
+    """(covered rows, uncovered row ids) per global / primary-key index label, from the index manifest."""
+    from ..snapshot_global_indexes import merge_ranges
+
+    ranges: dict[str, list[tuple[int, int]]] = {}
+    pk_rows: dict[str, int] = {}
+    for e in reader.index_entries():
+        gi = e.global_index
+        if gi is None:
+            continue
+        f = reader.schema.field_by_id(gi.index_field_id)
+        column = f.name if f is not None else f"#{gi.index_field_id}"
+        if gi.is_primary_key_index:
+            label = f"pk-{e.index_type}({column})"
+            pk_rows[label] = pk_rows.get(label, 0) + gi.row_count
+        else:
+            ranges.setdefault(f"{e.index_type}({column})", []).append((gi.row_range_start, gi.row_range_end))
+    covered = {label: sum(b - a + 1 for a, b in merge_ranges(rs)) for label, rs in sorted(ranges.items())}
+    next_id = reader.snapshot.next_row_id if reader.snapshot is not None else None
+    uncovered = {label: max(0, next_id - n) for label, n in covered.items()} if next_id else {}
+    covered.update(sorted(pk_rows.items()))
+    return covered, uncovered
 
 
 @dataclass

@@ -1,0 +1,64 @@
+"""Findings, recommendations and history that see global and primary-key indexes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import paimon_lens as pl
+from paimon_lens.advisor.global_findings import global_index_findings
+from tests.conftest import FIXTURES
+from tests.pruning.test_pk_index import with_pk_index
+
+GLOBAL = FIXTURES / "pypaimon_global" / "warehouse" / "db.db"
+
+
+def test_uncovered_rows_are_one_finding_per_index_with_the_build_statement() -> None:
+    t = pl.open_table(str(GLOBAL / "gi_partitioned"))
+    found = global_index_findings(t)
+    kinds = {(f.kind, f.details["column"]) for f in found}
+    assert kinds == {("global-index-coverage", "tag"), ("global-index-coverage", "amount"),
+                     ("global-index-coverage", "code")}
+    tag = next(f for f in found if f.details["column"] == "tag")
+    assert tag.details["rows"] == 54 and tag.score > 0
+    assert tag.statements == ("CALL sys.create_global_index(table => 'db.gi_partitioned', index_column => 'tag', "
+                              "index_type => 'bitmap', partitions => 'dt=2024-01-01;dt=2024-01-02;dt=2024-01-03')",)
+    assert list(t.findings()["kind"]).count("global-index-coverage") == 3
+
+
+def test_stale_index_is_dropped_and_built_again() -> None:
+    found = global_index_findings(pl.open_table(str(GLOBAL / "gi_update_ignore")))
+    assert [f.kind for f in found] == ["global-index-stale"]
+    assert found[0].statements[0].startswith("CALL sys.drop_global_index(") and "index_column => 'k'" in \
+        found[0].statements[0]
+    assert found[0].statements[1].startswith("CALL sys.create_global_index(")
+
+
+def test_covered_table_has_no_global_index_finding() -> None:
+    assert global_index_findings(pl.open_table(str(GLOBAL / "gi_update_drop"))) == []
+
+
+def test_primary_key_files_outside_the_index_are_one_finding(tmp_path: Path) -> None:
+    t = pl.open_table(str(with_pk_index(tmp_path / "orders")))
+    found = global_index_findings(t)
+    assert [f.kind for f in found] == ["pk-index-coverage"]
+    assert found[0].details["files"] == 1 and "compact_strategy => 'full'" in found[0].statements[0]
+
+
+def test_recommend_never_adds_a_file_index_a_global_index_serves(tmp_path: Path) -> None:
+    wl = tmp_path / "wl.sql"
+    wl.write_text("idx = 44\nidx = 120\ncategory = 'beta'\nname = 'n7'\n")
+    advice = pl.recommend(pl.open_table(str(GLOBAL / "gi_basic")), str(wl))
+    by_col = {r.column: r for r in advice.recommendations}
+    assert by_col["idx"].action == "none" and by_col["category"].action == "none"
+    assert "global index of idx already serves" in by_col["idx"].reason
+    assert by_col["name"].action == "add"  # no global index on name: a file index still pays
+    statements = " ".join(advice.statements())
+    assert "'idx'" not in statements and "category" not in statements
+
+
+def test_history_shows_global_index_coverage_per_snapshot() -> None:
+    h = pl.open_table(str(GLOBAL / "gi_partitioned")).history().frame()
+    last = h.iloc[-1]
+    assert last["global_index_coverage"] == {"bitmap(tag)": 20, "btree(amount)": 60, "btree(code)": 66}
+    assert last["global_index_uncovered_rows"] == {"bitmap(tag)": 54, "btree(amount)": 14, "btree(code)": 8}
+    assert h.iloc[0]["global_index_coverage"] == {}
