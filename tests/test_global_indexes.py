@@ -105,3 +105,17 @@ def test_missing_index_file_is_an_error_on_its_row(tmp_path: Path) -> None:
     row = frame[frame["index_type"] == "btree"].iloc[0]
     assert row["error"] and victim.name in row["error"] and pd.isna(row["keys"]) and row["payload"] == "not decoded"
     assert main(["indexes", str(dst)]) == 1
+
+
+def test_report_and_explorer_show_global_indexes() -> None:
+    from paimon_lens.presentation.report import build_report, global_indexes_section
+
+    t = _table("gi_partitioned")
+    html = build_report(t).html
+    assert "Global and primary-key indexes" in html and "bitmap-global-index-" in html
+    section = global_indexes_section(t)
+    assert section is not None and not section.errors
+    assert dict(section.facts)["data files not fully covered"] == "5"
+    plain = pl.open_table(str(Path(__file__).parent.parent / "data" / "events20"))
+    assert global_indexes_section(plain) is None
+    assert "Global and primary-key indexes" not in build_report(plain).html

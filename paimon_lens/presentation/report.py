@@ -258,6 +258,40 @@ def indexes_section(table: Table, column: str | None = None) -> Section:
     return s
 
 
+GLOBAL_INDEX_SHOWN = ("kind", "column", "index_type", "file_name", "partition", "bucket", "first_row_id",
+                      "last_row_id", "source_level", "file_size", "row_count", "min_key", "max_key", "keys", "null_rows",
+                      "added_snapshot", "payload", "error")
+COVERAGE_SHOWN = ("column", "index_type", "data_file", "level", "row_count", "uncovered_rows", "status", "reason")
+
+
+def global_indexes_section(table: Table) -> Section | None:
+    """The global (data-evolution) and primary-key index files, their bytes and keys, and the data
+    files they do not cover; None when the snapshot has none."""
+    from ..snapshot_global_indexes import global_index_files
+
+    if not global_index_files(table):
+        return None
+    s = Section("global-indexes", "Global and primary-key indexes")
+
+    def body() -> None:
+        frame = table.global_indexes()
+        coverage = table.global_index_coverage()
+        gaps = coverage[coverage["status"] != "covered"]
+        s.facts += [("index files", human_count(len(frame))),
+                    ("index bytes", human_bytes(int(frame["file_size"].fillna(0).sum()))),
+                    ("columns indexed", human_count(frame["column"].nunique())),
+                    ("data files not fully covered", human_count(gaps["data_file"].nunique()))]
+        s.blocks.append(frame_html(frame[list(GLOBAL_INDEX_SHOWN)], max_rows=100))
+        if len(gaps):
+            s.blocks.append("<p>Data files an index does not (fully) cover:</p>")
+            s.blocks.append(frame_html(gaps[list(COVERAGE_SHOWN)], max_rows=100))
+        for _, row in frame[frame["error"].notna()].head(20).iterrows():
+            s.errors.append(f"{row['file_name']}: {row['error']}")
+
+    guarded(s, "global indexes", body)
+    return s
+
+
 def deletion_vectors_section(table: Table) -> Section:
     """The deletion vectors: files with one, deleted rows and ratio per partition and bucket, CRC
     mismatches and decoding problems, the deleted-ratio plot."""
@@ -456,7 +490,8 @@ def build_report(table: Table, workload: Any = None, recommendations: Any = None
         ("recommendations", lambda: _recommendations(recommendations)),
         ("history", lambda: _history(table, wl)),
         ("overview", lambda: _overview(table)), ("files", lambda: files_section(table)),
-        ("indexes", lambda: indexes_section(table)), ("dv", lambda: deletion_vectors_section(table)),
+        ("indexes", lambda: indexes_section(table)), ("global-indexes", lambda: global_indexes_section(table)),
+        ("dv", lambda: deletion_vectors_section(table)),
     ]
     for key, make in progress(steps, total=len(steps), desc="building the report", unit="section"):
         built[key] = make()
@@ -465,9 +500,10 @@ def build_report(table: Table, workload: Any = None, recommendations: Any = None
     order = ("findings", "history", "recommendations", "workload") if urgent else (
         "findings", "recommendations", "workload", "history")
     sections = [s for key in order if (s := built[key]) is not None]
-    for key in ("overview", "files", "indexes", "dv"):
+    for key in ("overview", "files", "indexes", "global-indexes", "dv"):
         inventory = built[key]
-        assert inventory is not None
+        if inventory is None:  # global-indexes: the snapshot has none
+            continue
         inventory.collapsed = True
         sections.append(inventory)
     sections.append(_terms())

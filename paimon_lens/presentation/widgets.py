@@ -38,7 +38,7 @@ except ImportError:  # pragma: no cover - depends on the environment
 from ..errors import PaimonLensError
 from ..frame_columns import VERDICT_COLUMNS
 from ..lens_frame import frame_html
-from .report import deletion_vectors_section, files_section, indexes_section, render_section
+from .report import deletion_vectors_section, files_section, global_indexes_section, indexes_section, render_section
 
 if TYPE_CHECKING:
     from ..table import Table
@@ -188,9 +188,11 @@ class Explorer(widgets.VBox):
     def render_indexes(self) -> str:
         """HTML of the Indexes tab for the selected column (the report's index section of that column)."""
         column = self.column.value
+        extra = global_indexes_section(self.table)
+        tail = "" if extra is None else render_section(extra)
         if column is None:
-            return "<p>No data file of this snapshot has a file index.</p>"
-        return render_section(indexes_section(self.table, column))
+            return "<p>No data file of this snapshot has a file index.</p>" + tail
+        return render_section(indexes_section(self.table, column)) + tail
 
     def render_deletion_vectors(self) -> str:
         """HTML of the Deletion vectors tab (the report's deletion-vector section)."""
