@@ -259,8 +259,8 @@ def indexes_section(table: Table, column: str | None = None) -> Section:
 
 
 GLOBAL_INDEX_SHOWN = ("kind", "column", "index_type", "file_name", "partition", "bucket", "first_row_id",
-                      "last_row_id", "source_level", "file_size", "row_count", "min_key", "max_key", "keys", "null_rows",
-                      "added_snapshot", "payload", "error")
+                      "last_row_id", "source_level", "file_size", "row_count", "min_key", "max_key", "keys",
+                      "null_rows", "added_snapshot", "payload", "error")
 COVERAGE_SHOWN = ("column", "index_type", "data_file", "level", "row_count", "uncovered_rows", "status", "reason")
 
 
