@@ -128,11 +128,14 @@ class Table(SnapshotReader):
         return self.inspect.bitmap_values(column)
 
     @consistent
-    def explain(self, where: str, *, truth: bool = False, index_enabled: bool = True,
-                search_mode: str | None = None) -> Any:
+    def explain(self, where: str | None, *, truth: bool = False, index_enabled: bool = True,
+                search_mode: str | None = None, order_by: str | None = None, limit: int | None = None) -> Any:
         """Which files ``where`` makes Paimon read and why; see :func:`paimon_lens.pruning.explain.explain`
-        (``search_mode``: the query's ``scalar-index.search-mode`` for tables with global indexes)."""
-        return self.explain_many([where], truth=truth, index_enabled=index_enabled, search_mode=search_mode)[0]
+        (``search_mode``: the query's ``scalar-index.search-mode`` for tables with global indexes;
+        ``order_by="col [DESC]"`` with ``limit``: the query's ``ORDER BY ... LIMIT``, pushed down as
+        Paimon pushes a TopN; ``where`` may then be None)."""
+        return self.explain_many([where], truth=truth, index_enabled=index_enabled, search_mode=search_mode,
+                                 order_by=order_by, limit=limit)[0]
 
     @consistent
     def explain_branch(self, where: Any, *, truth: bool = False, index_enabled: bool = True) -> Any:
@@ -145,12 +148,19 @@ class Table(SnapshotReader):
 
     @consistent
     def explain_many(self, wheres: Sequence[Any], *, truth: bool = False, index_enabled: bool = True,
-                     search_mode: str | None = None) -> list[Any]:
+                     search_mode: str | None = None, order_by: str | None = None,
+                     limit: int | None = None) -> list[Any]:
         """:meth:`explain` of each predicate (one run of tasks on the table's engine)."""
         from .pruning.run import explain_many
+        from .pruning.topn import TopN
 
+        if (order_by is None) != (limit is None):
+            raise PaimonLensError("order_by and limit go together (ORDER BY ... LIMIT n)")
+        topn = None if order_by is None or limit is None else TopN.parse(order_by, limit)
+        if topn is None and any(w is None for w in wheres):
+            raise PaimonLensError("a query needs a WHERE condition, an ORDER BY ... LIMIT, or both")
         return explain_many(self, wheres, engine=self.engine, rules=self.rules, truth=truth,
-                            index_enabled=index_enabled, search_mode=search_mode)
+                            index_enabled=index_enabled, search_mode=search_mode, topn=topn)
 
     def explain_distributed(self, where: str, *, truth: bool = False, index_enabled: bool = True,
                             positions: bool = False, max_positions: int | None = None, output: str = "dataframe",

@@ -317,8 +317,10 @@ def or_(*preds: Predicate) -> Predicate:
     return kids[0] if len(kids) == 1 else CompoundPredicate(CompoundFunction.Or, tuple(kids))
 
 
-def leaves(pred: Predicate) -> list[LeafPredicate]:
-    """All leaves of a tree, left to right."""
+def leaves(pred: Predicate | None) -> list[LeafPredicate]:
+    """All leaves of a tree, left to right (none for no predicate)."""
+    if pred is None:
+        return []
     if isinstance(pred, LeafPredicate):
         return [pred]
     out: list[LeafPredicate] = []

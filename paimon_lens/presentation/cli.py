@@ -271,12 +271,16 @@ def cmd_probe(args: argparse.Namespace, out: Any) -> int:
 
 def cmd_explain(args: argparse.Namespace, out: Any) -> int:
     """``explain``: which files a predicate reads and why, stage by stage."""
-    if (args.where is None) == (args.where_file is None):
-        raise PaimonLensError("give exactly one of --where SQL or --where-file FILE")
+    if (args.order_by is None) != (args.limit is None):
+        raise PaimonLensError("--order-by and --limit go together (ORDER BY ... LIMIT n)")
+    topn_only = args.order_by is not None and args.where is None and args.where_file is None
+    if (args.where is None) == (args.where_file is None) and not topn_only:
+        raise PaimonLensError("give exactly one of --where SQL or --where-file FILE (or --order-by with --limit)")
     table = _open(args)
     if args.compare is not None:
         return _explain_compare(args, table, out)
-    sqls = [args.where] if args.where is not None else _read_where_file(args.where_file)
+    sqls: list[Any] = ([None] if topn_only else [args.where] if args.where is not None
+                       else _read_where_file(args.where_file))
     if getattr(args, "output_parquet", None):
         return _explain_to_parquet(args, table, sqls, out)
     docs: list[dict[str, Any]] = []
@@ -284,7 +288,7 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
     for sql in sqls:
         try:
             report = table.explain(sql, truth=args.truth, index_enabled=not args.no_index,
-                                   search_mode=args.search_mode)
+                                   search_mode=args.search_mode, order_by=args.order_by, limit=args.limit)
         except PaimonLensError as e:
             if args.where is not None:
                 raise
@@ -298,7 +302,11 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
         return _explain_exit_code(reports, docs)
     for report in reports:
         s = report.summary(complete=False)  # the partitions the filter removes are not listed in text
-        out.write(f"WHERE {report.where}\n  {report.predicate}\n  (pruning rules of Paimon {report.paimon_version})\n")
+        topn = s.get("topn")
+        head = f"WHERE {report.where}\n  {report.predicate}\n" if report.where else ""
+        if topn is not None:
+            head += f"{topn['order_by']}\n"
+        out.write(f"{head}  (pruning rules of Paimon {report.paimon_version})\n")
         for row in s["funnel"]:
             out.write(f"  {row['stage']:<28} {row['files']:>6} files {_human_bytes(row['bytes']):>10} "
                       f"{row['rows']:>10} rows\n")
@@ -310,6 +318,12 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
             ids = gi["not_returned_row_ids"]
             out.write(f"  global index ({gi['search_mode']} search): {gi['matching_rows_not_returned']} matching rows "
                       f"not returned, row ids {', '.join(map(str, ids[:20]))}{' ...' if len(ids) > 20 else ''}\n")
+        if topn is not None:
+            splits = ("splits not pruned: " + topn["split_pruning"]) if topn["split_pruning"] else \
+                f"{topn['splits_kept']} of {topn['splits']} splits kept"
+            lost = topn.get("truth_rows_not_returned")
+            out.write(f"  topn: {splits}; {topn['files_with_index_selection']} files' rows chosen by a range-bitmap"
+                      + ("" if lost is None else f"; rows of the true answer not returned: {lost}") + "\n")
         out.write("\n")
         rows = [[f.file_name, f.row_count, "read" if f.read else f"skip: {f.stage}", f.rows_after_dv,
                  "" if f.matching_rows is None else f.matching_rows, f.reason, "; ".join(f.flags)]
@@ -709,6 +723,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--truth", action="store_true", help="read the data files and report the rows that match")
     ex.add_argument("--positions", action="store_true", help="include index bitmap row positions")
     ex.add_argument("--no-index", action="store_true", help="model file-index.read.enabled = false")
+    ex.add_argument("--order-by", metavar="'COL [ASC|DESC] [NULLS FIRST|LAST]'", default=None,
+                    help="the query's ORDER BY (with --limit): the splits and rows Paimon's TopN push-down leaves")
+    ex.add_argument("--limit", type=int, default=None, help="the query's LIMIT (with --order-by)")
     ex.add_argument("--search-mode", choices=("fast", "full", "detail"), default=None,
                     help="the query's scalar-index.search-mode (tables with global indexes; default: the "
                          "table's option, else fast)")

@@ -30,7 +30,6 @@ matches (wasted I/O, e.g. a bloom-filter false positive) is visible.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
@@ -46,7 +45,7 @@ from ..predicate.model import Predicate, leaves
 from ..rendering import render_html
 from ..snapshot_deletion_vectors import deletion_vector_infos
 from ..values import to_json, to_python
-from .lazy_text import LazyText, resolved
+from .verdict import FileVerdict
 from .versions import rules_of
 
 if TYPE_CHECKING:
@@ -56,10 +55,13 @@ if TYPE_CHECKING:
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
     from .global_index import GlobalIndexSelection
     from .scan import PlanDecision, Undecided
+    from .topn import TopN
     from .versions import PaimonRules
 
 STAGES = ("partition", "bucket", "global index", "level", "stats", "index", "whole_bucket", "primary-key index",
-          "read index", "index rows", "deletion vector")
+          "topn", "read index", "index rows", "deletion vector")
+#: stages of the indexes and clauses only some tables and queries have: shown when the explanation used them
+_OPTIONAL_STAGES = {"global index": "global_index", "primary-key index": "pk_index", "topn": "topn"}
 
 _STAGE_ORDER = {stage: i for i, stage in enumerate(STAGES)}
 _PRIMARY_KEY_STAGES = frozenset({"level", "whole_bucket"})
@@ -71,75 +73,6 @@ STAGE_LABELS = {"level": "after level-0 rule", "whole_bucket": "after whole-buck
 _new = object.__new__
 
 
-@dataclass(frozen=True)
-class FileVerdict:
-    """What happens to one data file for one predicate."""
-
-    file_name: str
-    path: str
-    partition: dict[str, Any]
-    bucket: int
-    level: int
-    row_count: int
-    file_size: int
-    index_location: str
-    partition_keep: bool
-    bucket_keep: bool | None
-    stats_used: bool
-    decision: PlanDecision = field(repr=False, compare=False)
-    planned: bool
-    read: bool
-    deleted_rows: int
-    """Rows the file's deletion vector marks deleted (all of them, selected by an index or not)."""
-    rows_after_dv: int
-    stage: str  # first stage that removed the file, "" if it is read
-    reason: str
-    matching_positions: BitMap | None = None
-    matching_live_positions: BitMap | None = None
-    flags: tuple[str, ...] = ()
-    error: str | None = None
-    """What could not be read for this file (its index, deletion vector or data), None if all was."""
-    branch: str | None = None
-    """The branch the file belongs to when it is not the table's own (``scan.fallback-branch``)."""
-    index_selected_rows: int | None = None
-    """Rows a bitmap index result selects for the reader (None: no bitmap selection, the whole file)."""
-    dv_removed_rows: int = 0
-    """Rows the deletion vector takes out of what the reader would return (after the index selection)."""
-
-    @property
-    def stats_keep(self) -> bool:
-        """The predicate tested on the file's own value stats (see :class:`PlanDecision`)."""
-        return self.decision.stats_keep
-
-    def __getstate__(self) -> dict[str, Any]:
-        return resolved(self.__dict__, "reason")
-
-    @property
-    def index_result(self) -> str:
-        """REMAIN, SKIP or NO_INDEX (the container's answer, evaluated on first use if not needed before)."""
-        return self.decision.index_result
-
-    @property
-    def index_kind(self) -> str | None:
-        """REMAIN, SKIP or BITMAP; None without an index."""
-        result = self.decision.index
-        return None if result is None else result.kind
-
-    @property
-    def index_positions(self) -> BitMap | None:
-        """Candidate rows when the index answered with a bitmap."""
-        result = self.decision.index
-        return result.bitmap if isinstance(result, BitmapIndexResult) else None
-
-    @property
-    def matching_rows(self) -> int | None:
-        """Rows of the file that satisfy the predicate (truth), deleted rows excluded."""
-        if self.matching_live_positions is not None:
-            return len(self.matching_live_positions)
-        return None if self.matching_positions is None else len(self.matching_positions)
-
-
-FileVerdict.reason = LazyText("reason")  # type: ignore[assignment]  # text written on first read
 
 
 class ExplainReport:
@@ -190,6 +123,8 @@ class ExplainReport:
         """With the ground truth: global row ids of matching rows the reader does not return."""
         self.pk_index: dict[str, Any] | None = None
         """What the primary-key indexes did (primary-key tables, Paimon 2.0), None when none is consulted."""
+        self.topn: dict[str, Any] | None = None
+        """What ``ORDER BY ... LIMIT`` pruned (None: no TopN was asked)."""
 
     @property
     def files(self) -> list[FileVerdict]:
@@ -301,9 +236,8 @@ class ExplainReport:
                 alive = [a - b for a, b in zip(alive, tally[i - 1])]
             if stage in _PRIMARY_KEY_STAGES and not pk:
                 continue  # append tables have no level-0 or whole-bucket rule
-            if (stage == "global index" and self.global_index is None) or (
-                    stage == "primary-key index" and self.pk_index is None):
-                continue  # only tables whose scan consults such indexes
+            if stage in _OPTIONAL_STAGES and getattr(self, _OPTIONAL_STAGES[stage]) is None:
+                continue  # only tables whose scan consults such indexes, queries with such a clause
             n, size, count = extra if i <= stats_at else (0, 0, 0)
             measure = 4 if stage == "deletion vector" else 3 if stage == "index rows" else 2
             rows.append({"stage": STAGE_LABELS.get(stage, f"after {stage}") if stage else label,
@@ -332,8 +266,7 @@ class ExplainReport:
             "read_bytes": sum(f.file_size for f in read) + rsize,
             "rows_after_dv": sum(f.rows_after_dv for f in read) + rcount,
             "skipped_by": {s: sum(1 for f in files if f.stage == s) + (n if s == "stats" else 0) for s in STAGES
-                           if (s != "global index" or self.global_index is not None)
-                           and (s != "primary-key index" or self.pk_index is not None)},
+                           if s not in _OPTIONAL_STAGES or getattr(self, _OPTIONAL_STAGES[s]) is not None},
             "funnel": self.funnel(complete),
             "files_with_errors": sum(1 for f in files if f.error),
         }
@@ -348,6 +281,8 @@ class ExplainReport:
             out["global_index"] = summary_fields(self.global_index, self.global_index_missed)
         if self.pk_index is not None:
             out["primary_key_index"] = self.pk_index
+        if self.topn is not None:
+            out["topn"] = self.topn
         return out
 
     # ---- output -----------------------------------------------------------------------------
@@ -559,7 +494,7 @@ def _read_stage(d: PlanDecision, lf: LiveFile, result: FileIndexResult | None, d
 
 def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = False, index_enabled: bool = True,
             rules: PaimonRules | None = None, search_mode: str | None = None,
-            global_index: bool = True) -> ExplainReport:
+            global_index: bool = True, topn: TopN | None = None) -> ExplainReport:
     """Simulate Paimon's pruning of ``where`` on every live file of ``table``'s snapshot.
 
     Args:
@@ -574,11 +509,12 @@ def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = Fals
             the table's option, else ``fast``) for data-evolution tables with global indexes.
         global_index: apply the global index stage (a task explaining part of the snapshot leaves it
             to the caller, who applies :func:`global_index_stage` to the whole snapshot's report).
+        topn: an ``ORDER BY ... LIMIT`` of the query (see :mod:`.topn`); ``where`` may then be None.
     """
     from ..predicate.parser import parse_where
 
     predicate = parse_where(where, table.schema.fields) if isinstance(where, str) else where
-    text = where if isinstance(where, str) else str(where)
+    text = where if isinstance(where, str) else "" if where is None else str(where)
     with gc_paused():  # one pause for reading, planning and the read stage (see gc_pause)
         rules = rules or rules_of(table)
         found = None if truth or data_evolution_enabled(table) else _candidates(table, predicate, rules)
@@ -593,7 +529,22 @@ def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = Fals
     if global_index:
         global_index_stage(report, table, predicate, rules, truth, search_mode)
         pk_index_stage(report, table, predicate, rules, truth)
+        if topn is not None:
+            topn_stage(report, table, predicate, rules, topn, truth)
     return report
+
+
+def topn_stage(report: ExplainReport, table: SnapshotReader, predicate: Predicate | None, rules: PaimonRules,
+               topn: TopN, truth: bool) -> None:
+    """``ORDER BY ... LIMIT``: the splits and rows TopN leaves (see :mod:`.topn_stage`), in place."""
+    from . import topn_stage as stage
+
+    verdicts, notes, facts = stage.apply(report.files, table, predicate, rules, topn, truth,
+                                         deletion_vector_bitmaps(table))
+    extra = report.notes + notes
+    report.files = verdicts
+    report.notes = extra
+    report.topn = facts
 
 
 def pk_index_stage(report: ExplainReport, table: SnapshotReader, predicate: Predicate, rules: PaimonRules,

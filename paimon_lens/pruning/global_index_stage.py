@@ -22,7 +22,7 @@ from .global_index import GlobalIndexSelection
 
 if TYPE_CHECKING:
     from ..metadata.snapshot_reader import LiveFile
-    from .explain import FileVerdict
+    from .verdict import FileVerdict
 
 MAX_NAMED_ROWS = 10_000
 

@@ -17,11 +17,15 @@ from ..predicate.model import LeafPredicate, Predicate
 from .compare import row_tester
 
 
-def evaluate_rows(pred: Predicate, columns: Mapping[int, Sequence[Any]], row_count: int) -> npt.NDArray[np.bool_]:
-    """Boolean mask of the rows matching ``pred``; ``columns`` maps a leaf's field index to values.
+def evaluate_rows(pred: Predicate | None, columns: Mapping[int, Sequence[Any]],
+                  row_count: int) -> npt.NDArray[np.bool_]:
+    """Boolean mask of the rows matching ``pred`` (every row for None: no filter); ``columns`` maps a
+    leaf's field index to values.
 
     A field index missing from ``columns`` stands for a column the file does not have (all null).
     """
+    if pred is None:
+        return np.ones(row_count, dtype=bool)
     if isinstance(pred, LeafPredicate):
         test = row_tester(pred)
         values = columns.get(pred.index)

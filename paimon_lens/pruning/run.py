@@ -24,9 +24,18 @@ from ..engines.files import task_count
 from ..engines.local import LOCAL
 from ..metadata.manifest import IndexFileMeta, ManifestEntry
 from ..predicate.model import Predicate
-from .explain import ExplainReport, FileVerdict, explain, global_index_stage, note_position, pk_index_stage
+from .explain import (
+    ExplainReport,
+    FileVerdict,
+    explain,
+    global_index_stage,
+    note_position,
+    pk_index_stage,
+    topn_stage,
+)
 from .fallback import with_fallback
 from .scan import IndexAnswers, Pending
+from .topn import TopN
 from .versions import PaimonRules, rules_of
 
 if TYPE_CHECKING:
@@ -39,29 +48,31 @@ Task = tuple[list[ManifestEntry], list[IndexFileMeta]] | None
 
 def explain_many(table: SnapshotReader, wheres: Sequence[str | Predicate], *, engine: Engine | None = None,
                  rules: PaimonRules | None = None, truth: bool = False, index_enabled: bool = True,
-                 search_mode: str | None = None) -> list[ExplainReport]:
+                 search_mode: str | None = None, topn: TopN | None = None) -> list[ExplainReport]:
     """:func:`~paimon_lens.pruning.explain.explain` of each predicate on ``engine`` (default: here),
     each report with the files of the table's fallback branch (``scan.fallback-branch``) added."""
     engine = engine or LOCAL
     rules = rules or rules_of(table)
     reports = explain_branch(table, wheres, engine=engine, rules=rules, truth=truth, index_enabled=index_enabled,
-                             search_mode=search_mode)
+                             search_mode=search_mode, topn=topn)
 
     def on_branch(branch: SnapshotReader, where: str) -> ExplainReport:
         return explain_branch(branch, [where], engine=engine, rules=rules, truth=truth,
-                              index_enabled=index_enabled, search_mode=search_mode)[0]
+                              index_enabled=index_enabled, search_mode=search_mode, topn=topn)[0]
 
     return [with_fallback(table, r, on_branch, rules=rules) for r in reports]
 
 
 def explain_branch(table: SnapshotReader, wheres: Sequence[str | Predicate], *, engine: Engine,
                    rules: PaimonRules, truth: bool = False, index_enabled: bool = True,
-                   search_mode: str | None = None) -> list[ExplainReport]:
+                   search_mode: str | None = None, topn: TopN | None = None) -> list[ExplainReport]:
     """:func:`explain_many` of this branch's files alone (``scan.fallback-branch`` not followed)."""
     reports = _explain_branch(table, wheres, engine=engine, rules=rules, truth=truth, index_enabled=index_enabled)
     for report in reports:  # on the whole snapshot's verdicts, wherever the tasks ran
         global_index_stage(report, table, report.predicate, rules, truth, search_mode)
         pk_index_stage(report, table, report.predicate, rules, truth)
+        if topn is not None:
+            topn_stage(report, table, report.predicate, rules, topn, truth)
     return reports
 
 
@@ -70,7 +81,7 @@ def _explain_branch(table: SnapshotReader, wheres: Sequence[str | Predicate], *,
     from ..predicate.parser import parse_where
 
     predicates = [parse_where(w, table.schema.fields) if isinstance(w, str) else w for w in wheres]
-    texts = [w if isinstance(w, str) else str(w) for w in wheres]
+    texts = [w if isinstance(w, str) else "" if w is None else str(w) for w in wheres]
     parts = task_count(engine)
     tasks: list[Task] = [None] if parts == 1 else _pack(_groups(table), parts) if table.live_files() else []
     fn = partial(_explain_task, table.handle(), predicates, truth, index_enabled, rules)

@@ -60,7 +60,7 @@ def read_columns(table: SnapshotReader, lf: LiveFile, field_ids: Sequence[int],
     return out
 
 
-def matching_positions(table: SnapshotReader, lf: LiveFile, predicate: Predicate) -> BitMap:
+def matching_positions(table: SnapshotReader, lf: LiveFile, predicate: Predicate | None) -> BitMap:
     """Positions of the rows of ``lf`` that satisfy ``predicate`` (bound to ``table.schema``)."""
     fields = table.schema.fields
     leaf_ids = {leaf.index: fields[leaf.index].id for leaf in leaves(predicate)}
@@ -79,7 +79,7 @@ def matching_positions(table: SnapshotReader, lf: LiveFile, predicate: Predicate
 _VALUE_ERRORS = (TypeError, ValueError, OverflowError, ArithmeticError, AttributeError)
 
 
-def _evaluate(predicate: Predicate, columns: dict[int, Sequence[Any]], n: int, where: str) -> Any:
+def _evaluate(predicate: Predicate | None, columns: dict[int, Sequence[Any]], n: int, where: str) -> Any:
     """:func:`evaluate_rows`; values that do not fit the column's type (a data file whose columns do
     not match its schema) are a :class:`CorruptFileError` naming ``where``."""
     try:
@@ -89,7 +89,7 @@ def _evaluate(predicate: Predicate, columns: dict[int, Sequence[Any]], n: int, w
                                f"{type(e).__name__}: {e}") from None
 
 
-def group_matching_positions(table: SnapshotReader, group: RowRangeGroup, predicate: Predicate) -> BitMap:
+def group_matching_positions(table: SnapshotReader, group: RowRangeGroup, predicate: Predicate | None) -> BitMap:
     """Positions (within the group's rows) of the rows of a data-evolution row-range group that
     satisfy ``predicate``: each column read from the newest data file that writes it, as Paimon's
     ``DataEvolutionSplitRead`` merges them."""
