@@ -207,6 +207,11 @@ class Table(SnapshotReader):
             raise PaimonLensError(f"{self.path} reads partitions it lacks from branch {branch!r} "
                                   f"({FALLBACK_OPTION}); the distributed explain does not follow it: use explain(), "
                                   "or follow_fallback=False to explain this branch's files alone")
+        from .pruning import global_index, pk_index
+
+        if global_index.applies(self, self.rules) or pk_index.applies(self, self.rules):
+            raise PaimonLensError(f"{self.path} plans with global or primary-key indexes, which the distributed "
+                                  "explain does not apply yet: use explain()")
         return explain_on_spark(self, wheres, explain_fn=explain, rules=self.rules, spark=session_of(self, spark),
                                 truth=truth, index_enabled=index_enabled, positions=positions,
                                 max_positions=max_positions, output=output, **options)

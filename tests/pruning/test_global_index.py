@@ -156,3 +156,11 @@ def test_decoded_index_answers_match_brute_force() -> None:
             for key, ids in zip(idx.keys, idx.rows):
                 for local in ids:
                     assert rows[g.row_range_start + local][g.column] == key
+
+
+def test_distributed_explain_refuses_what_it_does_not_apply() -> None:
+    from paimon_lens.errors import PaimonLensError
+
+    t = _table(load_json(GLOBAL / "oracle_gi_basic.json"))
+    with pytest.raises(PaimonLensError, match="global or primary-key indexes"):
+        t.explain_distributed("idx = 120")
