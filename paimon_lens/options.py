@@ -36,6 +36,21 @@ def parse_memory_size(text: str | int) -> int:
     return int(m.group(1)) * _UNITS[unit]
 
 
+def memory_option(options: dict[str, str], key: str, default: int) -> int:
+    """The memory-size option ``key`` in bytes (``default`` when unset).
+
+    Raises:
+        ValueError: the option is set to something that is not a memory size (Paimon refuses it too).
+    """
+    raw = options.get(key)
+    if raw is None:
+        return default
+    try:
+        return parse_memory_size(raw)
+    except ValueError as e:
+        raise ValueError(f"table option {key} = {raw!r}: {e}") from None
+
+
 DEFAULT_TARGET_FILE_SIZE = {True: 128 << 20, False: 256 << 20}
 """Paimon's ``target-file-size`` default: 128 MB for primary-key tables, 256 MB for append tables."""
 

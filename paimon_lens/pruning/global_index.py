@@ -32,13 +32,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pyroaring import BitMap64
+from pyroaring import BitMap, BitMap64
 
 from ..errors import PaimonLensError
 from ..formats.global_index.sorted_index import SortedIndex
-from ..options import parse_memory_size
+from ..options import memory_option
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, leaves
 from ..snapshot_global_indexes import GLOBAL, GlobalIndexFile, global_index_files, merge_ranges, open_global_index
 from .compare import like_regex, row_test
@@ -200,27 +200,10 @@ class _Evaluator:
                 if name is not None:
                     self.by_column[name].append(g)
         self.errors: list[str] = []
-        opts = table.schema.options
-        self.gate = {t: _size(opts.get(f"{t}-index.fallback-scan-max-size")) for t in ("btree", "bitmap")}
+        self.gate = fallback_scan_max_sizes(table.schema.options)
 
     def evaluate(self, p: Predicate) -> BitMap64 | None:
-        if isinstance(p, CompoundPredicate):
-            answers = [self.evaluate(c) for c in p.children]
-            if p.function == "Or":
-                out = BitMap64()
-                for a in answers:
-                    if a is None:
-                        return None
-                    out |= a
-                return out
-            known = [a for a in answers if a is not None]
-            if not known:
-                return None
-            res = known[0]
-            for a in known[1:]:
-                res = res & a
-            return res
-        return self._leaf(p)
+        return combine(p, self._leaf, BitMap64)
 
     def _leaf(self, leaf: LeafPredicate) -> BitMap64 | None:
         files = self.by_column.get(leaf.field)
@@ -288,13 +271,39 @@ class _Evaluator:
         return out
 
 
-def _size(text: str | None) -> int:
-    if text is None:
-        return DEFAULT_FALLBACK_SCAN_MAX
+def fallback_scan_max_sizes(options: dict[str, str]) -> dict[str, int]:
+    """``btree-index.fallback-scan-max-size`` and ``bitmap-index.fallback-scan-max-size`` (256 MiB)."""
     try:
-        return int(parse_memory_size(text))
-    except (ValueError, PaimonLensError):
-        return DEFAULT_FALLBACK_SCAN_MAX
+        return {t: memory_option(options, f"{t}-index.fallback-scan-max-size", DEFAULT_FALLBACK_SCAN_MAX)
+                for t in ("btree", "bitmap")}
+    except ValueError as e:
+        raise PaimonLensError(str(e)) from None
+
+
+B = TypeVar("B", BitMap, BitMap64)
+
+
+def combine(p: Predicate, leaf: Callable[[LeafPredicate], B | None], empty: Callable[[], B]) -> B | None:
+    """``GlobalIndexEvaluator`` over a predicate tree: AND intersects the answered children (none
+    answered: unanswered), OR unites them and is unanswered when any child is; ``leaf`` answers a
+    leaf (None: unanswered)."""
+    if not isinstance(p, CompoundPredicate):
+        return leaf(p)
+    answers = [combine(c, leaf, empty) for c in p.children]
+    if p.function == "Or":
+        out = empty()
+        for a in answers:
+            if a is None:
+                return None
+            out |= a
+        return out
+    known = [a for a in answers if a is not None]
+    if not known:
+        return None
+    res = known[0]
+    for a in known[1:]:
+        res = res & a
+    return res
 
 
 def _may_hold(g: GlobalIndexFile, leaf: LeafPredicate) -> bool:

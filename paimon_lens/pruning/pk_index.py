@@ -30,10 +30,10 @@ from pyroaring import BitMap, BitMap64
 
 from ..errors import PaimonLensError
 from ..formats.global_index.sorted_index import SortedIndex
-from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, and_
+from ..predicate.model import LeafPredicate, Predicate, and_
 from ..snapshot_global_indexes import PRIMARY_KEY, GlobalIndexFile, global_index_files, open_global_index
 from .evolution import pick
-from .global_index import _answer, _may_hold, _size
+from .global_index import _answer, _may_hold, combine, fallback_scan_max_sizes
 
 if TYPE_CHECKING:
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
@@ -96,7 +96,7 @@ def select(table: SnapshotReader, predicate: Predicate | None, rules: PaimonRule
         by_bucket[(lf.entry.partition, lf.entry.bucket)].append(lf)
     out: dict[str, FileSelection] = {}
     notes: list[str] = []
-    gate = {t: _size(table.schema.options.get(f"{t}-index.fallback-scan-max-size")) for t in ("btree", "bitmap")}
+    gate = fallback_scan_max_sizes(table.schema.options)
     for key, lfs in by_bucket.items():
         if not all(lf.file.level > 0 and not lf.file.delete_row_count for lf in lfs):
             for lf in lfs:
@@ -153,23 +153,7 @@ class _FileEvaluator:
         self.used: list[GlobalIndexFile] = []
 
     def evaluate(self, p: Predicate) -> BitMap | None:
-        if isinstance(p, CompoundPredicate):
-            answers = [self.evaluate(c) for c in p.children]
-            if p.function == "Or":
-                out = BitMap()
-                for a in answers:
-                    if a is None:
-                        return None
-                    out |= a
-                return out
-            known = [a for a in answers if a is not None]
-            if not known:
-                return None
-            res = known[0]
-            for a in known[1:]:
-                res = res & a
-            return res
-        return self._leaf(p)
+        return combine(p, self._leaf, BitMap)
 
     def _leaf(self, leaf: LeafPredicate) -> BitMap | None:
         from .global_index import _EXACT, _GATED

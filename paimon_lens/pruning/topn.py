@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from pyroaring import BitMap
 
 from ..errors import PaimonLensError
-from ..options import parse_memory_size
+from ..options import memory_option
 
 if TYPE_CHECKING:
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
@@ -78,8 +78,11 @@ class TopN:
 def split_groups(table: SnapshotReader, files: list[LiveFile]) -> list[list[LiveFile]]:
     """The splits an append table's batch scan makes of ``files`` (``AppendOnlySplitGenerator``)."""
     opts = table.schema.options
-    target = _size(opts.get("source.split.target-size"), DEFAULT_TARGET_SPLIT)
-    cost = _size(opts.get("source.split.open-file-cost"), DEFAULT_OPEN_FILE_COST)
+    try:
+        target = memory_option(opts, "source.split.target-size", DEFAULT_TARGET_SPLIT)
+        cost = memory_option(opts, "source.split.open-file-cost", DEFAULT_OPEN_FILE_COST)
+    except ValueError as e:
+        raise PaimonLensError(str(e)) from None
     buckets: dict[tuple[bytes, int], list[LiveFile]] = defaultdict(list)
     for lf in files:
         buckets[(lf.entry.partition, lf.entry.bucket)].append(lf)
@@ -98,15 +101,6 @@ def split_groups(table: SnapshotReader, files: list[LiveFile]) -> list[list[Live
         if current:
             out.append(current)
     return out
-
-
-def _size(text: str | None, default: int) -> int:
-    if text is None:
-        return default
-    try:
-        return int(parse_memory_size(text))
-    except (ValueError, PaimonLensError):
-        return default
 
 
 def split_pushdown_applies(table: SnapshotReader, topn: TopN, rules: PaimonRules, has_data_filter: bool,

@@ -164,3 +164,19 @@ def test_distributed_explain_refuses_what_it_does_not_apply() -> None:
     t = _table(load_json(GLOBAL / "oracle_gi_basic.json"))
     with pytest.raises(PaimonLensError, match="global or primary-key indexes"):
         t.explain_distributed("idx = 120")
+
+
+def test_a_malformed_gate_option_is_named(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from paimon_lens.errors import PaimonLensError
+
+    dst = tmp_path / "gi_basic"
+    shutil.copytree(GLOBAL / "warehouse" / "db.db" / "gi_basic", dst)
+    schema = max((dst / "schema").iterdir(), key=lambda p: int(p.name.split("-")[1]))
+    doc = json.loads(schema.read_text())
+    doc["options"]["btree-index.fallback-scan-max-size"] = "lots"
+    schema.write_text(json.dumps(doc))
+    with pytest.raises(PaimonLensError, match="btree-index.fallback-scan-max-size = 'lots'"):
+        pl.open_table(str(dst)).explain("idx > 400")
