@@ -193,8 +193,11 @@ def _added_snapshots(table: SnapshotReader, names: set[str]) -> dict[str, tuple[
                 seen[manifest] = {e.file_name for e in read_index_manifest(table.file_io, table.manifest_dir, manifest)
                                   if e.kind == 0}
             listed = seen.get(manifest, set()) if manifest else set()
-        except (OSError, PaimonLensError):
-            break  # expired or unreadable: what is known so far stands (not "added at" the older one)
+        except (OSError, PaimonLensError):  # expired or unreadable: added then or earlier
+            for n in alive:
+                out[n] = (out[n][0], True)
+            alive = set()
+            break
         for n in list(alive):
             if n in listed:
                 out[n] = (sid, False)
@@ -326,28 +329,33 @@ def _global_coverage(table: SnapshotReader, files: list[GlobalIndexFile], live: 
                     reason = (f"{f.row_count - cov} of rows {f.first_row_id}-{end} outside every index row range "
                               f"(covered: {_ranges_text(ranges)}): written after the index was built")
             built = [g for g in gs if g.file_name in names]
-            if cov and built and not all(f.file_name in _files_at(table, g.added_snapshot) for g in built):
-                first = min(g.added_snapshot or 0 for g in built)
-                status, reason = "stale", (f"written after the index was built (snapshot {first}) over rows it covers: "
-                                           f"the index answers from the values `{column}` had before")
+            if cov and built and f.write_cols is not None:  # a partial-column write: an update of the column
+                known = [_files_at(table, g.added_snapshot) for g in built]
+                if any(k is None for k in known):
+                    reason += "; whether the column was rewritten since the build is unknown (the build's " \
+                              "snapshot could not be read)"
+                elif not all(f.file_name in k for k in known if k is not None):
+                    first = min(g.added_snapshot or 0 for g in built)
+                    status, reason = "stale", (f"rewrote `{column}` after the index was built (snapshot {first}) "
+                                               f"over rows it covers: the index answers from the values before")
             out.append(Coverage(lf.partition, lf.entry.bucket, f.file_name, f.level,
                                 f.row_count, f.first_row_id, column, field_id, index_type, GLOBAL, cov, status,
                                 reason, names))
     return out
 
 
-def _files_at(table: SnapshotReader, snapshot_id: int | None) -> frozenset[str]:
-    """Names of the live data files of another snapshot of the table (empty: unknown)."""
+def _files_at(table: SnapshotReader, snapshot_id: int | None) -> frozenset[str] | None:
+    """Names of the live data files of another snapshot of the table (None: it could not be read)."""
     if snapshot_id is None:
-        return frozenset()
+        return None
 
-    def names() -> frozenset[str]:
+    def names() -> frozenset[str] | None:
         if table.snapshot is not None and snapshot_id == table.snapshot.id:
             return frozenset(e.file.file_name for e in table.live_entries())
         try:
             return frozenset(e.file.file_name for e in table.at(snapshot_id).live_entries())
         except (OSError, PaimonLensError):
-            return frozenset()
+            return None
     return table.memo(f"global_index_files_at:{snapshot_id}", names)
 
 

@@ -119,3 +119,25 @@ def test_report_and_explorer_show_global_indexes() -> None:
     plain = pl.open_table(str(Path(__file__).parent.parent / "data" / "events20"))
     assert global_indexes_section(plain) is None
     assert "Global and primary-key indexes" not in build_report(plain).html
+
+
+def test_expired_build_snapshot_is_said_not_guessed(tmp_path: Path) -> None:
+    """With the snapshots up to the build expired, the build snapshot and a rewrite are not guessed."""
+    import shutil
+
+    dst = tmp_path / "gi_update_ignore"
+    shutil.copytree(GLOBAL / "warehouse" / "db.db" / "gi_update_ignore", dst)
+    for sid in (1, 2, 3):
+        (dst / "snapshot" / f"snapshot-{sid}").unlink()
+    (dst / "snapshot" / "EARLIEST").write_text("4")
+    t = pl.open_table(str(dst))
+    frame = t.global_indexes()
+    btree = frame[frame["index_type"] == "btree"].iloc[0]
+    assert btree["added_snapshot"] == 4  # the oldest retained snapshot: added then or earlier
+    cov = t.global_index_coverage()
+    assert set(cov[cov["column"] == "k"]["status"]) == {"covered", "stale"}  # the rewrites came after 4
+    snap4 = json.loads((dst / "snapshot" / "snapshot-4").read_text())
+    (dst / "manifest" / snap4["baseManifestList"]).unlink()  # snapshot 4's files can no longer be listed
+    k = pl.open_table(str(dst)).global_index_coverage()
+    k = k[k["column"] == "k"]
+    assert "stale" not in set(k["status"]) and k["reason"].str.contains("is unknown").sum() == 2
