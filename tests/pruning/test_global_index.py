@@ -178,5 +178,5 @@ def test_a_malformed_gate_option_is_named(tmp_path: Path) -> None:
     doc = json.loads(schema.read_text())
     doc["options"]["btree-index.fallback-scan-max-size"] = "lots"
     schema.write_text(json.dumps(doc))
-    with pytest.raises(PaimonLensError, match="btree-index.fallback-scan-max-size = 'lots'"):
+    with pytest.raises(PaimonLensError, match=r"btree-index\.fallback-scan-max-size = 'lots'"):
         pl.open_table(str(dst)).explain("idx > 400")
