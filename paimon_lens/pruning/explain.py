@@ -58,10 +58,11 @@ if TYPE_CHECKING:
     from .topn import TopN
     from .versions import PaimonRules
 
-STAGES = ("partition", "bucket", "global index", "level", "stats", "index", "whole_bucket", "primary-key index",
-          "topn", "read index", "index rows", "deletion vector")
+STAGES = ("partition", "bucket", "row ids", "global index", "level", "stats", "index", "whole_bucket",
+          "primary-key index", "topn", "read index", "index rows", "deletion vector")
 #: stages of the indexes and clauses only some tables and queries have: shown when the explanation used them
-_OPTIONAL_STAGES = {"global index": "global_index", "primary-key index": "pk_index", "topn": "topn"}
+_OPTIONAL_STAGES = {"row ids": "row_id_ranges", "global index": "global_index", "primary-key index": "pk_index",
+                    "topn": "topn"}
 
 _STAGE_ORDER = {stage: i for i, stage in enumerate(STAGES)}
 _PRIMARY_KEY_STAGES = frozenset({"level", "whole_bucket"})
@@ -102,7 +103,7 @@ class ExplainReport:
             stats exclude it), when they were not read for the explanation.
     """
 
-    def __init__(self, table: SnapshotReader, where: str, predicate: Predicate, files: list[FileVerdict],
+    def __init__(self, table: SnapshotReader, where: str, predicate: Predicate | None, files: list[FileVerdict],
                  truth: bool = False, notes: list[str] | None = None, snapshot_id: int | None = None,
                  rules: PaimonRules | None = None) -> None:
         self.table = table
@@ -125,6 +126,8 @@ class ExplainReport:
         """What the primary-key indexes did (primary-key tables, Paimon 2.0), None when none is consulted."""
         self.topn: dict[str, Any] | None = None
         """What ``ORDER BY ... LIMIT`` pruned (None: no TopN was asked)."""
+        self.row_id_ranges: list[tuple[int, int]] | None = None
+        """The ``_ROW_ID`` ranges the filter pushes into the scan (None: none)."""
 
     @property
     def files(self) -> list[FileVerdict]:
@@ -283,6 +286,8 @@ class ExplainReport:
             out["primary_key_index"] = self.pk_index
         if self.topn is not None:
             out["topn"] = self.topn
+        if self.row_id_ranges is not None:
+            out["row_id_ranges"] = [list(r) for r in self.row_id_ranges]
         return out
 
     # ---- output -----------------------------------------------------------------------------
@@ -389,7 +394,7 @@ def _bitmaps(infos: Any) -> dict[str, BitMap]:
     return out
 
 
-def _version_notes(table: SnapshotReader, predicate: Predicate, rules: PaimonRules,
+def _version_notes(table: SnapshotReader, predicate: Predicate | None, rules: PaimonRules,
                    files: Sequence[LiveFile]) -> list[str]:
     """What the modelled ``rules`` leave out for this table, predicate and live ``files``."""
     notes: list[str] = []
@@ -492,7 +497,7 @@ def _read_stage(d: PlanDecision, lf: LiveFile, result: FileIndexResult | None, d
     return True, rows, "", "", selected, removed
 
 
-def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = False, index_enabled: bool = True,
+def explain(table: SnapshotReader, where: str | Predicate | None, *, truth: bool = False, index_enabled: bool = True,
             rules: PaimonRules | None = None, search_mode: str | None = None,
             global_index: bool = True, topn: TopN | None = None) -> ExplainReport:
     """Simulate Paimon's pruning of ``where`` on every live file of ``table``'s snapshot.
@@ -511,12 +516,10 @@ def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = Fals
             to the caller, who applies :func:`global_index_stage` to the whole snapshot's report).
         topn: an ``ORDER BY ... LIMIT`` of the query (see :mod:`.topn`); ``where`` may then be None.
     """
-    from ..predicate.parser import parse_where
-
-    predicate = parse_where(where, table.schema.fields) if isinstance(where, str) else where
+    rules = rules or rules_of(table)
+    full, predicate, row_ranges = parse_query(table, where, rules)
     text = where if isinstance(where, str) else "" if where is None else str(where)
     with gc_paused():  # one pause for reading, planning and the read stage (see gc_pause)
-        rules = rules or rules_of(table)
         found = None if truth or data_evolution_enabled(table) else _candidates(table, predicate, rules)
         files = table.live_files() if found is None else found[0]
         slots, notes, later = _explained(table, predicate, files, truth, index_enabled, rules, defer=True)
@@ -527,11 +530,61 @@ def explain(table: SnapshotReader, where: str | Predicate, *, truth: bool = Fals
     if found is not None:
         report._defer(partial(_all_files, table, predicate, index_enabled, rules, notes), found[1])
     if global_index:
-        global_index_stage(report, table, predicate, rules, truth, search_mode)
-        pk_index_stage(report, table, predicate, rules, truth)
-        if topn is not None:
-            topn_stage(report, table, predicate, rules, topn, truth)
+        after_planning(report, table, full, predicate, row_ranges, rules, truth, search_mode, topn)
     return report
+
+
+def parse_query(table: SnapshotReader, where: str | Predicate | None, rules: PaimonRules
+                ) -> tuple[Predicate | None, Predicate | None, list[tuple[int, int]] | None]:
+    """(the whole filter, the filter Paimon plans with, the ``_ROW_ID`` ranges it pushes) of a WHERE:
+    tables with row tracking also know ``_ROW_ID`` (see :mod:`.row_ids`)."""
+    from ..predicate.parser import parse_where
+    from . import row_ids
+
+    full = parse_where(where, row_ids.fields_with_row_id(table)) if isinstance(where, str) else where
+    if full is None or not row_ids.has_row_id(full):
+        return full, full, None
+    ranges = row_ids.ranges(full) if rules.global_index else None  # 1.4+
+    return full, row_ids.residual(full, rules), ranges
+
+
+def after_planning(report: ExplainReport, table: SnapshotReader, full: Predicate | None,
+                   predicate: Predicate | None, row_ranges: list[tuple[int, int]] | None, rules: PaimonRules,
+                   truth: bool, search_mode: str | None = None, topn: TopN | None = None) -> None:
+    """The stages after the scan's own plan, on the whole snapshot's verdicts (in place): ``_ROW_ID``
+    ranges (else the global index), the primary-key indexes, TopN; ``predicate`` is what Paimon plans
+    with, ``full`` the whole filter (the ground truth's, and the report's)."""
+    if full is not predicate:
+        _row_id_stage(report, table, full, row_ranges, truth)
+    if row_ranges is None:
+        global_index_stage(report, table, predicate, rules, truth, search_mode)
+    pk_index_stage(report, table, predicate, rules, truth)
+    if topn is not None:
+        topn_stage(report, table, predicate, rules, topn, truth)
+    report.predicate = full
+
+
+def _row_id_stage(report: ExplainReport, table: SnapshotReader, full: Predicate | None,
+                  row_ranges: list[tuple[int, int]] | None, truth: bool) -> None:
+    """A filter naming ``_ROW_ID``: the truth of the whole filter, then the files and rows its ranges keep."""
+    from . import row_ids
+
+    files = {lf.file.file_name: lf for lf in table.live_files()}
+    dvs = deletion_vector_bitmaps(table)
+    verdicts, notes = report.files, list[str]()
+    if truth and full is not None:
+        verdicts, notes = row_ids.full_truth(table, verdicts, full, files, dvs)
+    if row_ranges is not None:
+        verdicts, _ = row_ids.apply(verdicts, files, row_ranges, dvs, truth)
+        report.row_id_ranges = row_ranges
+        notes.append("_ROW_ID: the scan reads row ids " + (", ".join(f"{a}-{b}" for a, b in row_ranges[:6])
+                                                           or "(none)") + " (the global index is not consulted)")
+    else:
+        notes.append("_ROW_ID: no row-id range is pushed for this filter; its _ROW_ID conditions are left to "
+                     "the reader")
+    extra = report.notes + notes
+    report.files = verdicts
+    report.notes = extra
 
 
 def topn_stage(report: ExplainReport, table: SnapshotReader, predicate: Predicate | None, rules: PaimonRules,
@@ -547,7 +600,7 @@ def topn_stage(report: ExplainReport, table: SnapshotReader, predicate: Predicat
     report.topn = facts
 
 
-def pk_index_stage(report: ExplainReport, table: SnapshotReader, predicate: Predicate, rules: PaimonRules,
+def pk_index_stage(report: ExplainReport, table: SnapshotReader, predicate: Predicate | None, rules: PaimonRules,
                    truth: bool) -> None:
     """Primary-key tables with primary-key indexes (Paimon 2.0): per planned file, the rows the index
     selects (see :mod:`.pk_index`), applied to ``report`` in place."""
@@ -581,7 +634,7 @@ def pk_index_stage(report: ExplainReport, table: SnapshotReader, predicate: Pred
     }
 
 
-def global_index_stage(report: ExplainReport, table: SnapshotReader, predicate: Predicate, rules: PaimonRules,
+def global_index_stage(report: ExplainReport, table: SnapshotReader, predicate: Predicate | None, rules: PaimonRules,
                        truth: bool, search_mode: str | None = None) -> None:
     """Data-evolution tables with global indexes: the files and rows the index selection leaves
     (see :mod:`.global_index_stage`), applied to ``report`` in place."""
@@ -608,7 +661,7 @@ def global_index_stage(report: ExplainReport, table: SnapshotReader, predicate: 
     report.global_index_missed = missed if truth else None
 
 
-def _candidates(table: SnapshotReader, predicate: Predicate, rules: PaimonRules
+def _candidates(table: SnapshotReader, predicate: Predicate | None, rules: PaimonRules
                 ) -> tuple[list[LiveFile], list[ManifestFileMeta]] | None:
     """The live files of the partitions the predicate's partition filter keeps, and the manifests not
     read for them; None when every live file is to be explained (see :mod:`.manifests`)."""
@@ -620,7 +673,7 @@ def _candidates(table: SnapshotReader, predicate: Predicate, rules: PaimonRules
         return candidates(table, partition_filter(table, predicate, rules.partition_conjuncts_whole))
 
 
-def _explained(table: SnapshotReader, predicate: Predicate, files: list[LiveFile], truth: bool,
+def _explained(table: SnapshotReader, predicate: Predicate | None, files: list[LiveFile], truth: bool,
                index_enabled: bool, rules: PaimonRules, defer: bool = False
                ) -> tuple[list[FileVerdict | None], list[str], _UndecidedVerdicts | None]:
     """The verdicts of ``files`` (planned together) and the notes about them; ``defer``: the
@@ -633,14 +686,14 @@ def _explained(table: SnapshotReader, predicate: Predicate, files: list[LiveFile
     return _verdicts(table, predicate, decisions, truth, index_enabled, rules, files, removed)
 
 
-def _explained_all(table: SnapshotReader, predicate: Predicate, files: list[LiveFile], truth: bool,
+def _explained_all(table: SnapshotReader, predicate: Predicate | None, files: list[LiveFile], truth: bool,
                    index_enabled: bool, rules: PaimonRules) -> tuple[list[FileVerdict], list[str]]:
     """The verdict of every file of ``files`` (planned together) and the notes about them."""
     verdicts, notes, _ = _explained(table, predicate, files, truth, index_enabled, rules)
     return cast("list[FileVerdict]", verdicts), notes
 
 
-def _all_files(table: SnapshotReader, predicate: Predicate, index_enabled: bool, rules: PaimonRules,
+def _all_files(table: SnapshotReader, predicate: Predicate | None, index_enabled: bool, rules: PaimonRules,
                kept_notes: list[str], kept: list[FileVerdict]) -> tuple[list[FileVerdict], list[str]]:
     """Every live file's verdict in order (``kept``, the candidates', and the others' planned now)
     and every note."""
@@ -719,7 +772,7 @@ class _UndecidedVerdicts:
 class _ReadStage:
     """The read stage (and the ground truth) of one explanation, a planned file at a time."""
 
-    def __init__(self, table: SnapshotReader, predicate: Predicate, truth: bool, index_enabled: bool,
+    def __init__(self, table: SnapshotReader, predicate: Predicate | None, truth: bool, index_enabled: bool,
                  rules: PaimonRules, dvs: dict[str, BitMap], dv_errors: dict[str, str],
                  dv_counts: dict[str, int] | None) -> None:
         self.table, self.predicate, self.truth, self.index_enabled, self.rules = (
@@ -807,7 +860,7 @@ class _ReadStage:
         return verdict
 
 
-def _verdicts(table: SnapshotReader, predicate: Predicate, decisions: dict[str, PlanDecision],
+def _verdicts(table: SnapshotReader, predicate: Predicate | None, decisions: dict[str, PlanDecision],
               truth: bool, index_enabled: bool, rules: PaimonRules, files: list[LiveFile],
               undecided: Undecided | None = None
               ) -> tuple[list[FileVerdict | None], list[str], _UndecidedVerdicts | None]:

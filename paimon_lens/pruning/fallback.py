@@ -44,7 +44,7 @@ def _key(partition: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def with_fallback(table: SnapshotReader, report: ExplainReport,
-                  explain_branch: Callable[[SnapshotReader, str], ExplainReport], *,
+                  explain_branch: Callable[[SnapshotReader, str | None], ExplainReport], *,
                   rules: PaimonRules | None = None) -> ExplainReport:
     """``report`` of ``table`` plus the files its fallback branch contributes (unchanged without one),
     by ``rules`` (default: those of ``table.paimon_version``; see the module docstring).
@@ -67,7 +67,7 @@ def with_fallback(table: SnapshotReader, report: ExplainReport,
                     if part_filter is None or row_test(part_filter, lf.partition)}
     # the branch binds the predicate to its own schema, from the predicate's SQL text; Paimon reads
     # the fallback branch without following a fallback option of its own
-    other = explain_branch(fallback, report.predicate.sql())
+    other = explain_branch(fallback, None if report.predicate is None else report.predicate.sql())
     added = []
     for f in other.files:
         if _key(f.partition) in complete:

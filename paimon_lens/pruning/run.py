@@ -24,15 +24,7 @@ from ..engines.files import task_count
 from ..engines.local import LOCAL
 from ..metadata.manifest import IndexFileMeta, ManifestEntry
 from ..predicate.model import Predicate
-from .explain import (
-    ExplainReport,
-    FileVerdict,
-    explain,
-    global_index_stage,
-    note_position,
-    pk_index_stage,
-    topn_stage,
-)
+from .explain import ExplainReport, FileVerdict, after_planning, explain, note_position, parse_query
 from .fallback import with_fallback
 from .scan import IndexAnswers, Pending
 from .topn import TopN
@@ -46,7 +38,7 @@ Task = tuple[list[ManifestEntry], list[IndexFileMeta]] | None
 """A task's live entries and index-manifest entries; None: the whole snapshot."""
 
 
-def explain_many(table: SnapshotReader, wheres: Sequence[str | Predicate], *, engine: Engine | None = None,
+def explain_many(table: SnapshotReader, wheres: Sequence[str | Predicate | None], *, engine: Engine | None = None,
                  rules: PaimonRules | None = None, truth: bool = False, index_enabled: bool = True,
                  search_mode: str | None = None, topn: TopN | None = None) -> list[ExplainReport]:
     """:func:`~paimon_lens.pruning.explain.explain` of each predicate on ``engine`` (default: here),
@@ -56,32 +48,30 @@ def explain_many(table: SnapshotReader, wheres: Sequence[str | Predicate], *, en
     reports = explain_branch(table, wheres, engine=engine, rules=rules, truth=truth, index_enabled=index_enabled,
                              search_mode=search_mode, topn=topn)
 
-    def on_branch(branch: SnapshotReader, where: str) -> ExplainReport:
+    def on_branch(branch: SnapshotReader, where: str | None) -> ExplainReport:
         return explain_branch(branch, [where], engine=engine, rules=rules, truth=truth,
                               index_enabled=index_enabled, search_mode=search_mode, topn=topn)[0]
 
     return [with_fallback(table, r, on_branch, rules=rules) for r in reports]
 
 
-def explain_branch(table: SnapshotReader, wheres: Sequence[str | Predicate], *, engine: Engine,
+def explain_branch(table: SnapshotReader, wheres: Sequence[str | Predicate | None], *, engine: Engine,
                    rules: PaimonRules, truth: bool = False, index_enabled: bool = True,
                    search_mode: str | None = None, topn: TopN | None = None) -> list[ExplainReport]:
     """:func:`explain_many` of this branch's files alone (``scan.fallback-branch`` not followed)."""
-    reports = _explain_branch(table, wheres, engine=engine, rules=rules, truth=truth, index_enabled=index_enabled)
-    for report in reports:  # on the whole snapshot's verdicts, wherever the tasks ran
-        global_index_stage(report, table, report.predicate, rules, truth, search_mode)
-        pk_index_stage(report, table, report.predicate, rules, truth)
-        if topn is not None:
-            topn_stage(report, table, report.predicate, rules, topn, truth)
+    queries = [parse_query(table, w, rules) for w in wheres]
+    texts = [w if isinstance(w, str) else "" if w is None else str(w) for w in wheres]
+    reports = _explain_branch(table, [q[1] for q in queries], texts, engine=engine, rules=rules, truth=truth,
+                              index_enabled=index_enabled)
+    for report, (full, predicate, row_ranges) in zip(reports, queries):  # the whole snapshot's verdicts
+        after_planning(report, table, full, predicate, row_ranges, rules, truth, search_mode, topn)
     return reports
 
 
-def _explain_branch(table: SnapshotReader, wheres: Sequence[str | Predicate], *, engine: Engine,
-                    rules: PaimonRules, truth: bool = False, index_enabled: bool = True) -> list[ExplainReport]:
-    from ..predicate.parser import parse_where
-
-    predicates = [parse_where(w, table.schema.fields) if isinstance(w, str) else w for w in wheres]
-    texts = [w if isinstance(w, str) else "" if w is None else str(w) for w in wheres]
+def _explain_branch(table: SnapshotReader, predicates: Sequence[Predicate | None], texts: Sequence[str], *,
+                    engine: Engine, rules: PaimonRules, truth: bool = False,
+                    index_enabled: bool = True) -> list[ExplainReport]:
+    """The scan's own plan of each predicate (what Paimon plans with) on the engine's tasks."""
     parts = task_count(engine)
     tasks: list[Task] = [None] if parts == 1 else _pack(_groups(table), parts) if table.live_files() else []
     fn = partial(_explain_task, table.handle(), predicates, truth, index_enabled, rules)
@@ -122,7 +112,7 @@ def _unpickled_answers(items: list[Any]) -> _TaskAnswers:
     return answers
 
 
-def _explain_task(handle: ReaderHandle, predicates: Sequence[Predicate], truth: bool, index_enabled: bool,
+def _explain_task(handle: ReaderHandle, predicates: Sequence[Predicate | None], truth: bool, index_enabled: bool,
                   rules: PaimonRules, task: Task) -> _TaskAnswers:
     """A task: every predicate explained on the task's groups (the whole snapshot for None)."""
     part = handle.restricted(*task) if task is not None else handle.reader()
@@ -134,7 +124,7 @@ def _explain_task(handle: ReaderHandle, predicates: Sequence[Predicate], truth: 
 
 
 def _merge(table: SnapshotReader, results: list[_TaskAnswers],
-           predicates: Sequence[Predicate], texts: Sequence[str], truth: bool, rules: PaimonRules
+           predicates: Sequence[Predicate | None], texts: Sequence[str], truth: bool, rules: PaimonRules
            ) -> list[ExplainReport]:
     """The tasks' verdicts and notes of each predicate, in live-file order."""
     order = {lf.entry.file.file_name: i for i, lf in enumerate(table.live_files())}

@@ -29,8 +29,7 @@ def _cases() -> list[tuple[Path, str, str]]:
     out = []
     for o in ORACLES:
         for p in load_json(o)["predicates"]:
-            if "_ROW_ID" not in p["sql"]:  # _ROW_ID predicates are not modelled yet
-                out.extend((o, p["sql"], m) for m in MODES)
+            out.extend((o, p["sql"], m) for m in MODES)
     return out
 
 
@@ -53,14 +52,29 @@ def test_plan_and_rows_as_pypaimon(oracle_path: Path, sql: str, mode: str) -> No
     files = {f["file_name"]: f for f in o["files"]}
     r = _table(o).explain(sql, search_mode=mode, truth=True)
     want_files: set[str] = set()
-    want_rows: set[int] = set()
+    want_rows: set[int] = set()  # the row ranges of IndexedSplits
+    read_rows: set[int] = set()  # every row id the splits read
     for split in p["plan"][mode]:
         want_files |= set(split["files"])
         for a, b in split.get("row_ranges") or []:
             want_rows |= set(range(a, b + 1))
+        if not split.get("row_ranges"):
+            for name in split["files"]:
+                read_rows |= set(range(files[name]["first_row_id"], files[name]["first_row_id"]
+                                       + files[name]["row_count"]))
+    read_rows |= want_rows
     assert {v.file_name for v in r.files if v.planned} == want_files
     s = r.summary()
     used = p["global_index"]["index_used"]
+    if "_ROW_ID" in sql and not used:  # row-id ranges, or nothing pushed: the pushed ranges are what is read
+        assert "global_index" not in s
+        for v in r.files:
+            if v.read:  # the rows of the file pypaimon's splits read, no more
+                first = files[v.file_name]["first_row_id"]
+                selected = v.row_count if v.index_selected_rows is None else v.index_selected_rows
+                assert selected == len(set(range(first, first + v.row_count)) & read_rows), v.file_name
+        assert s["matching_rows"] == len(p["rows_truth"])
+        return
     if not used:
         assert "global_index" not in s or not s["global_index"]["used"]
         return
@@ -180,3 +194,28 @@ def test_a_malformed_gate_option_is_named(tmp_path: Path) -> None:
     schema.write_text(json.dumps(doc))
     with pytest.raises(PaimonLensError, match=r"btree-index\.fallback-scan-max-size = 'lots'"):
         pl.open_table(str(dst)).explain("idx > 400")
+
+
+def test_row_id_in_an_or_by_release() -> None:
+    """2.0 pushes nothing of an OR naming _ROW_ID; 1.4 dropped the _ROW_ID leaf from the OR, which
+    narrows the filter and loses the rows it named."""
+    o = load_json(GLOBAL / "oracle_gi_basic.json")
+    where = "_ROW_ID = 1 OR idx = 120"
+    truth = sum(1 for row in o["rows"] if row["_ROW_ID"] == 1 or row["idx"] == 120)
+    r20 = _table(o).explain(where, truth=True)
+    s20 = r20.summary()
+    assert s20["matching_rows"] == truth and "row_id_ranges" not in s20 and "global_index" not in s20
+    assert s20["read_files"] == 4 and s20["skipped_files_with_match"] == 0
+    r14 = _table(o, paimon_version="1.4").explain(where, truth=True)
+    s14 = r14.summary()
+    assert s14["global_index"]["used"]  # idx = 120 alone goes to the global index
+    assert s14["global_index"]["matching_rows_not_returned"] >= 1  # row 1 (and the rows after the build)
+    assert 1 in s14["global_index"]["not_returned_row_ids"]
+
+
+def test_row_id_needs_row_tracking() -> None:
+    from paimon_lens.errors import PaimonLensError
+
+    plain = pl.open_table(str(Path(__file__).parent.parent.parent / "data" / "events20"))
+    with pytest.raises(PaimonLensError, match="_ROW_ID"):
+        plain.explain("_ROW_ID = 3")
