@@ -30,8 +30,13 @@ measured with their own options. ``index_types`` overrides the choice of types.
 4. **Else no index**, with the reason (min/max stats already prune, or nothing helps).
 
 Existing indexes are measured too (with their own options); one that no query of the workload
-gains from is advised to be dropped. ``file-index.in-manifest-threshold`` is advised from the
-recommended containers' sizes and the current manifest size. :meth:`Advice.statements` gives the
+gains from is advised to be dropped. A column a global or primary-key index serves has that index's
+pruning in its baseline (explain applies it), so a file index is advised there only for a gain on
+top. On data-evolution tables a btree global index is measured too (:mod:`.global_whatif`) and
+advised instead of a column's file index when it avoids at least 1.25 times the bytes (or when
+``index_types`` asks for ``btree`` only); it is applied with ``CALL sys.create_global_index``.
+``file-index.in-manifest-threshold`` is advised from the recommended containers' sizes and the
+current manifest size. :meth:`Advice.statements` gives the
 Spark and Flink SQL to apply it, and ``CALL sys.rewrite_file_index`` to rebuild old files.
 """
 
@@ -99,9 +104,15 @@ class Recommendation:
     column_queries: int
     confidence: str
     reason: str
+    scope: str = "file"
+    """``file`` (a file index, set by table options) or ``global`` (a global index, built by
+    ``CALL sys.create_global_index``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The ``recommend --format json`` record (fields are added, never renamed)."""
+        return {"scope": self.scope, **self._fields()}
+
+    def _fields(self) -> dict[str, Any]:
         return {
             "column": self.column, "index_type": self.index_type, "options": dict(self.options),
             "action": self.action, "label": self.label,
@@ -180,6 +191,8 @@ class Advice:
         specs = {(s.column, s.index_type): explicit_options(s.index_type, s.options)
                  for s in parse_index_options(current)}
         for r in self.recommendations:
+            if r.scope != "file":
+                continue
             if r.action == "drop" and r.index_type:
                 specs.pop((r.column, r.index_type), None)
             elif r.action in ("add", "change", "keep") and r.index_type:
@@ -206,11 +219,16 @@ class Advice:
         """SQL that applies the advice: ``spark`` or ``flink``; empty when nothing changes."""
         ident = self.table_identifier()
         to_set, to_unset = self.option_changes()
-        if not to_set and not to_unset:
-            return []
-        out = alter_table(ident, to_set, to_unset, engine)
-        out.append(f"CALL sys.rewrite_file_index(table => '{ident}')" if engine == "spark"
-                   else f"CALL sys.rewrite_file_index('{ident}')")
+        out: list[str] = []
+        if to_set or to_unset:
+            out = alter_table(ident, to_set, to_unset, engine)
+            out.append(f"CALL sys.rewrite_file_index(table => '{ident}')" if engine == "spark"
+                       else f"CALL sys.rewrite_file_index('{ident}')")
+        for r in self.recommendations:
+            if r.scope == "global" and r.action == "add" and r.index_type:
+                q = "" if engine == "spark" else "`"
+                out.append(f"CALL sys.create_global_index({q}table{q} => '{ident}', {q}index_column{q} => "
+                           f"'{_sql_text(r.column)}', {q}index_type{q} => '{r.index_type}')")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -544,9 +562,55 @@ def recommend(table: SnapshotReader, workload: Any = None, *, columns: Sequence[
             cands.append(Candidate(spec.column, spec.index_type, dict(spec.options), label.strip()))
     result = measure(table, wl, cands, max_files=max_files, seed=seed, progress=progress)
     advice = _advise(table, wl, derived, profile, result, wanted_cols, existing, query_runs)
+    _global_advice(table, wl, advice, wanted_cols, profile, index_types)
     advice.skipped_queries = skipped
     advice.notes[:0] = [f"workload {q['label']} skipped: {q['error']}" for q in skipped]
     return advice
+
+
+GLOBAL_OVER_FILE = 1.25
+"""A global index is advised over a column's file index when it avoids this many times the bytes."""
+
+
+def _global_advice(table: SnapshotReader, wl: Workload, advice: Advice, columns: Sequence[str], profile: Any,
+                   index_types: Sequence[str] | None) -> None:
+    """Data-evolution tables: a btree global index instead of a column's file-index advice where it
+    avoids clearly more bytes (see :mod:`.global_whatif`), measured on the table's data."""
+    from ..units import human_bytes
+    from .global_whatif import measure_global
+
+    if index_types is not None and "btree" not in index_types:
+        return
+    distinct = {c.name: c.distinct_count for c in profile.columns}
+    gains, notes = measure_global(table, wl, list(columns), rules_of(table), distinct)
+    advice.notes.extend(notes)
+    for col, g in gains.items():
+        current = next((r for r in advice.recommendations if r.column == col and r.scope == "file"
+                        and r.action in ("add", "change", "none")), None)
+        best = current.bytes_avoided_per_query if current is not None and current.action != "none" else 0.0
+        if g.bytes_avoided_per_query < MIN_FILE_GAIN * g.baseline_bytes_per_query or \
+                g.bytes_avoided_per_query < GLOBAL_OVER_FILE * best or g.bytes_avoided_per_query <= 0:
+            continue
+        share = _pct(g.bytes_avoided_per_query, g.baseline_bytes_per_query)
+        reason = (f"a btree global index on {col} skips {g.files_skipped_per_query:.1f} files "
+                  f"({human_bytes(g.bytes_avoided_per_query)}, {share} of what {_queries(g.queries)} "
+                  "read without an index) per query, measured on the table's rows"
+                  + (f"; the best file index avoids {human_bytes(best)}" if best else "")
+                  + f"; its size is estimated at {human_bytes(g.estimated_index_bytes)}")
+        rec = Recommendation(col, "add", "btree", {}, "global btree index", float(g.estimated_index_bytes),
+                             g.files_skipped_per_query, g.bytes_avoided_per_query, g.rows_avoided_per_query, 0.0,
+                             g.baseline_bytes_per_query, g.baseline_rows_per_query, g.queries,
+                             current.confidence if current is not None else "medium", reason, scope="global")
+        recs = advice.recommendations
+        if current is not None:
+            recs[recs.index(current)] = rec
+        else:
+            recs.append(rec)
+    if gains:  # the threshold follows the file indexes still advised
+        kept = {(r.column, r.label) for r in advice.recommendations
+                if r.scope == "file" and r.action in ("add", "change", "keep") and r.index_type}
+        chosen = [c for c in advice.whatif.candidates if (c.column, c.label) in kept]
+        advice.threshold, advice.threshold_reason = _advise_threshold(table, advice.whatif, chosen)
 
 
 def _parse_workload(wl: Workload, fields: Sequence[Any]) -> tuple[Workload, list[Any], list[dict[str, Any]]]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import paimon_lens as pl
 from paimon_lens.advisor.global_findings import global_index_findings
 from tests.conftest import FIXTURES
@@ -62,3 +64,34 @@ def test_history_shows_global_index_coverage_per_snapshot() -> None:
     assert last["global_index_coverage"] == {"bitmap(tag)": 20, "btree(amount)": 60, "btree(code)": 66}
     assert last["global_index_uncovered_rows"] == {"bitmap(tag)": 54, "btree(amount)": 14, "btree(code)": 8}
     assert h.iloc[0]["global_index_coverage"] == {}
+
+
+def test_recommend_proposes_a_global_index_where_it_prunes_more(tmp_path: Path) -> None:
+    """On a data-evolution table, a btree global index replaces a column's file-index advice when it
+    avoids clearly more bytes; its gain is the bytes of the files the query reads that hold no match."""
+    wl = tmp_path / "wl.sql"
+    wl.write_text("name = 'n7'\nname = 'n99'\nidx = 120\n")
+    t = pl.open_table(str(GLOBAL / "gi_basic"))
+    file_only = {r.column: r for r in pl.recommend(t, str(wl)).recommendations}
+    assert file_only["name"].scope == "file"  # a bloom filter prunes as much here: no global index
+    advice = pl.recommend(t, str(wl), index_types=["btree"])  # size a btree global index only
+    by_col = {r.column: r for r in advice.recommendations}
+    name = by_col["name"]
+    assert (name.scope, name.action, name.index_type) == ("global", "add", "btree")
+    expected = []
+    for where in ("name = 'n7'", "name = 'n99'"):
+        r = t.explain(where, index_enabled=False, truth=True)
+        expected.append(sum(v.file_size for v in r.files if v.read and not v.matching_rows))
+    assert name.bytes_avoided_per_query == pytest.approx(sum(expected) / 2)
+    assert by_col["idx"].scope == "file"  # it has a global index already
+    assert "CALL sys.create_global_index(table => 'db.gi_basic', index_column => 'name', index_type => 'btree')" \
+        in advice.statements()
+    assert not any("file-index.bloom-filter.columns" in s and "name" in s for s in advice.statements())
+    assert advice.to_dict()["recommendations"][0]["scope"] in ("file", "global")
+
+
+def test_no_global_index_advice_without_data_evolution() -> None:
+    advice = pl.recommend(pl.open_table(str(Path(__file__).parent.parent.parent / "data" / "events20")),
+                          str(Path(__file__).parent.parent.parent / "data" / "events20.workload.sql"))
+    assert all(r.scope == "file" for r in advice.recommendations)
+    assert not any("create_global_index" in s for s in advice.statements())
