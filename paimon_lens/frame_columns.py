@@ -313,7 +313,7 @@ RECOMMENDATION_COLUMNS = {
     "index_bytes_read_per_query": "index bytes read per query on the column",
     "baseline_bytes_per_query": "bytes those queries read without file indexes",
     "column_queries": "workload queries naming the column", "confidence": "high, medium or low",
-    "reason": "why",
+    "reason": "why", "scope": "file (a file index, by table options) or global (CALL sys.create_global_index)",
 }
 
 TRADEOFF_COLUMNS = {
@@ -465,7 +465,7 @@ COLUMN_KINDS: dict[str, str] = {
         "stats_error", "error", "manifest", "index_type", "data_file", "kind", "column", "storage",
         "index_result", "index_kind", "stage", "reason", "flags", "branch", "type", "label", "where", "action",
         "confidence", "description", "options", "title", "subject", "evidence", "impact", "fix", "statements",
-        "table", "stats_mode", "top_finding", "workload", "change", "compression", "metric", "payload", "status",
+        "table", "stats_mode", "top_finding", "workload", "change", "compression", "metric", "payload", "status", "scope",
     ), "str"),
     **dict.fromkeys((
         "nullable", "is_partition_key", "is_primary_key", "crc_ok", "partition_keep", "bucket_keep",
