@@ -137,8 +137,8 @@ def test_or_with_an_unindexed_column_is_not_answered() -> None:
     assert not any(v.stage == "global index" for v in r.files)
 
 
-def test_range_gate(tmp_path: Path) -> None:
-    """A range leaf is answered only when the candidate files fit btree-index.fallback-scan-max-size."""
+def copy_with_options(tmp_path: Path, options: dict[str, str]) -> Path:
+    """A copy of gi_basic whose latest schema also sets ``options``."""
     import json
     import shutil
 
@@ -146,8 +146,14 @@ def test_range_gate(tmp_path: Path) -> None:
     shutil.copytree(GLOBAL / "warehouse" / "db.db" / "gi_basic", dst)
     schema = max((dst / "schema").iterdir(), key=lambda p: int(p.name.split("-")[1]))
     doc = json.loads(schema.read_text())
-    doc["options"]["btree-index.fallback-scan-max-size"] = "10 b"
+    doc["options"].update(options)
     schema.write_text(json.dumps(doc))
+    return dst
+
+
+def test_range_gate(tmp_path: Path) -> None:
+    """A range leaf is answered only when the candidate files fit btree-index.fallback-scan-max-size."""
+    dst = copy_with_options(tmp_path, {"btree-index.fallback-scan-max-size": "10 b"})
     t = pl.open_table(str(dst))
     assert not t.explain("idx > 400").summary()["global_index"]["used"]
     assert t.explain("idx = 120").summary()["global_index"]["used"]  # equality is never gated
@@ -181,17 +187,9 @@ def test_distributed_explain_refuses_what_it_does_not_apply() -> None:
 
 
 def test_a_malformed_gate_option_is_named(tmp_path: Path) -> None:
-    import json
-    import shutil
-
     from paimon_lens.errors import PaimonLensError
 
-    dst = tmp_path / "gi_basic"
-    shutil.copytree(GLOBAL / "warehouse" / "db.db" / "gi_basic", dst)
-    schema = max((dst / "schema").iterdir(), key=lambda p: int(p.name.split("-")[1]))
-    doc = json.loads(schema.read_text())
-    doc["options"]["btree-index.fallback-scan-max-size"] = "lots"
-    schema.write_text(json.dumps(doc))
+    dst = copy_with_options(tmp_path, {"btree-index.fallback-scan-max-size": "lots"})
     with pytest.raises(PaimonLensError, match=r"btree-index\.fallback-scan-max-size = 'lots'"):
         pl.open_table(str(dst)).explain("idx > 400")
 
