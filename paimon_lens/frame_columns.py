@@ -465,7 +465,8 @@ COLUMN_KINDS: dict[str, str] = {
         "stats_error", "error", "manifest", "index_type", "data_file", "kind", "column", "storage",
         "index_result", "index_kind", "stage", "reason", "flags", "branch", "type", "label", "where", "action",
         "confidence", "description", "options", "title", "subject", "evidence", "impact", "fix", "statements",
-        "table", "stats_mode", "top_finding", "workload", "change", "compression", "metric", "payload", "status", "scope",
+        "table", "stats_mode", "top_finding", "workload", "change", "compression", "metric", "payload", "status",
+        "scope",
     ), "str"),
     **dict.fromkeys((
         "nullable", "is_partition_key", "is_primary_key", "crc_ok", "partition_keep", "bucket_keep",
