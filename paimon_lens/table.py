@@ -152,11 +152,14 @@ class Table(SnapshotReader):
                      limit: int | None = None) -> list[Any]:
         """:meth:`explain` of each predicate (one run of tasks on the table's engine)."""
         from .pruning.run import explain_many
-        from .pruning.topn import TopN
 
         if (order_by is None) != (limit is None):
             raise PaimonLensError("order_by and limit go together (ORDER BY ... LIMIT n)")
-        topn = None if order_by is None or limit is None else TopN.parse(order_by, limit)
+        topn = None
+        if order_by is not None and limit is not None:
+            from .pruning.topn import TopN
+
+            topn = TopN.parse(order_by, limit)
         if topn is None and any(w is None for w in wheres):
             raise PaimonLensError("a query needs a WHERE condition, an ORDER BY ... LIMIT, or both")
         return explain_many(self, wheres, engine=self.engine, rules=self.rules, truth=truth,

@@ -539,6 +539,10 @@ def parse_query(table: SnapshotReader, where: str | Predicate | None, rules: Pai
     """(the whole filter, the filter Paimon plans with, the ``_ROW_ID`` ranges it pushes) of a WHERE:
     tables with row tracking also know ``_ROW_ID`` (see :mod:`.row_ids`)."""
     from ..predicate.parser import parse_where
+
+    if not _option_true(table, "row-tracking.enabled"):  # no _ROW_ID (and nothing more to import)
+        full = parse_where(where, table.schema.fields) if isinstance(where, str) else where
+        return full, full, None
     from . import row_ids
 
     full = parse_where(where, row_ids.fields_with_row_id(table)) if isinstance(where, str) else where
@@ -546,6 +550,10 @@ def parse_query(table: SnapshotReader, where: str | Predicate | None, rules: Pai
         return full, full, None
     ranges = row_ids.ranges(full) if rules.global_index else None  # 1.4+
     return full, row_ids.residual(full, rules), ranges
+
+
+def _option_true(table: SnapshotReader, key: str) -> bool:
+    return table.schema.options.get(key, "false").strip().lower() == "true"
 
 
 def after_planning(report: ExplainReport, table: SnapshotReader, full: Predicate | None,
@@ -604,6 +612,9 @@ def pk_index_stage(report: ExplainReport, table: SnapshotReader, predicate: Pred
                    truth: bool) -> None:
     """Primary-key tables with primary-key indexes (Paimon 2.0): per planned file, the rows the index
     selects (see :mod:`.pk_index`), applied to ``report`` in place."""
+    opts = table.schema.options
+    if not table.schema.primary_keys or not any(opts.get(f"pk-{k}.index.columns") for k in ("btree", "bitmap")):
+        return  # (pk_index.applies would say so too, after importing the decoders)
     from . import pk_index
     from .global_index_stage import apply_selection
 
@@ -638,6 +649,8 @@ def global_index_stage(report: ExplainReport, table: SnapshotReader, predicate: 
                        truth: bool, search_mode: str | None = None) -> None:
     """Data-evolution tables with global indexes: the files and rows the index selection leaves
     (see :mod:`.global_index_stage`), applied to ``report`` in place."""
+    if not _option_true(table, "data-evolution.enabled"):
+        return  # (global_index.applies would say so too, after importing the decoders)
     from . import global_index, global_index_stage
     from .scan import partition_filter
 

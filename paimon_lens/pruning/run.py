@@ -27,12 +27,12 @@ from ..predicate.model import Predicate
 from .explain import ExplainReport, FileVerdict, after_planning, explain, note_position, parse_query
 from .fallback import with_fallback
 from .scan import IndexAnswers, Pending
-from .topn import TopN
 from .versions import PaimonRules, rules_of
 
 if TYPE_CHECKING:
     from ..engines.base import Engine
     from ..metadata.snapshot_reader import LiveFile, ReaderHandle, SnapshotReader
+    from .topn import TopN
 
 Task = tuple[list[ManifestEntry], list[IndexFileMeta]] | None
 """A task's live entries and index-manifest entries; None: the whole snapshot."""
