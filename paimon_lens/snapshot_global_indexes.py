@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import PaimonLensError
-from .formats.global_index.bitmap import BitmapGlobalIndex
+from .formats.global_index.bitmap import BitmapGlobalIndex, LegacyBitmapGlobalIndex
 from .formats.global_index.btree import BTreeIndex
 from .formats.global_index.keys import KEYABLE
 from .formats.global_index.meta import (
@@ -239,8 +239,7 @@ def _open(table: SnapshotReader, gf: GlobalIndexFile) -> SortedIndex | NativeInd
             return BTreeIndex(data, f.type, full)
         if data[-4:] == b"BGIX":
             return BitmapGlobalIndex(data, f.type, full)
-        raise PaimonLensError(f"{full}: a bitmap global index without the BGIX footer (Paimon 1.4's file-index "
-                              "bitmap layout) is not decoded")
+        return LegacyBitmapGlobalIndex(data, f.type, full)  # Paimon 1.4: the file-index bitmap layout
     return read_native_header(data, gf.index_type, full)
 
 

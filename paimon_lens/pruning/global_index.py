@@ -215,15 +215,15 @@ class _Evaluator:
                 by_type[g.index_type][(g.row_range_start, g.row_range_end)].append(g)
         per_type: list[BitMap64 | None] = []
         for index_type, ranges in by_type.items():
-            union: BitMap64 | None = BitMap64()
+            union: BitMap64 | None = None
             for (start, _end), gs in sorted(ranges.items()):
                 got = self._range(leaf, index_type, gs, start)
                 if got is None:
                     if self.rules.global_index_strict_union:
                         union = None
                         break
-                    continue
-                union |= got  # type: ignore[operator]
+                    continue  # 1.4: a range that cannot answer is skipped (none answering: unanswered)
+                union = got if union is None else union | got
             per_type.append(union)
         if self.rules.global_index_strict_union:  # one union over every type and range
             out = BitMap64()
@@ -338,11 +338,30 @@ def _may_hold(g: GlobalIndexFile, leaf: LeafPredicate) -> bool:
     return True
 
 
+def _legacy_answer(idx: SortedIndex, leaf: LeafPredicate) -> BitMap64 | None:
+    """A Paimon 1.4 bitmap global index (file-index bitmap): ``=``, ``IN``, nulls; ``<>``/``NOT IN``
+    flipped over all its rows (null rows included); nothing else."""
+    fn, lits = leaf.function, leaf.literals
+    every = BitMap64()
+    every.add_range(0, int(getattr(idx, "row_count", 0)))
+    if fn in ("Equal", "In"):
+        return idx.in_([v for v in lits if v is not None])
+    if fn in ("NotEqual", "NotIn"):
+        return every - idx.in_([v for v in lits if v is not None])
+    if fn == "IsNull":
+        return idx.is_null()
+    if fn == "IsNotNull":
+        return every - idx.is_null()
+    return None
+
+
 def _answer(idx: SortedIndex, leaf: LeafPredicate, index_type: str, rules: PaimonRules) -> BitMap64 | None:
     """One file's local rows for a leaf, or None when the index cannot answer it."""
     fn, lits = leaf.function, leaf.literals
     lit = lits[0] if lits else None
     btree = index_type == "btree"
+    if getattr(idx, "legacy", False):  # Paimon 1.4's file-index bitmap: <> and NOT IN flip over every row
+        return _legacy_answer(idx, leaf)
     simple: dict[str, Callable[[], BitMap64]] = {
         "Equal": lambda: idx.equal(lit), "NotEqual": lambda: idx.not_equal(lit),
         "In": lambda: idx.in_([v for v in lits if v is not None]), "NotIn": lambda: idx.not_in(list(lits)),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 import paimon_lens as pl
@@ -217,3 +218,47 @@ def test_row_id_needs_row_tracking() -> None:
     plain = pl.open_table(str(Path(__file__).parent.parent.parent / "data" / "events20"))
     with pytest.raises(PaimonLensError, match="_ROW_ID"):
         plain.explain("_ROW_ID = 3")
+
+
+def _with_legacy_bitmap(tmp_path: Path) -> Path:
+    """A copy of gi_basic whose bitmap global index is in Paimon 1.4's layout (the file-index
+    bitmap, written by paimon-lens's byte-identical writer over the same rows, no _INDEX_META)."""
+    import fastavro
+
+    from paimon_lens.formats.bitmap import BitmapIndexWriter
+    from paimon_lens.types import parse_type
+    from paimon_lens.writer.avro import INDEX_MANIFEST_SCHEMA, avro_bytes
+
+    o = load_json(GLOBAL / "oracle_gi_basic.json")
+    dst = copy_with_options(tmp_path, {})
+    entry = next(e for e in o["index_files"]["entries"] if e["index_type"] == "bitmap")
+    rows = sorted(o["rows"], key=lambda r: r["_ROW_ID"])
+    start, end = entry["global_index"]["row_range_start"], entry["global_index"]["row_range_end"]
+    writer = BitmapIndexWriter(parse_type("STRING"))
+    writer.write_all([r["category"] for r in rows if start <= r["_ROW_ID"] <= end])
+    data = writer.serialized_bytes()
+    (dst / "index" / entry["file_name"]).write_bytes(data)
+    manifest = dst / "manifest" / o["index_files"]["index_manifest"]
+    with open(manifest, "rb") as fh:
+        records = list(fastavro.reader(fh))
+    for r in records:
+        if r["_FILE_NAME"] == entry["file_name"]:
+            r["_FILE_SIZE"] = len(data)
+            r["_GLOBAL_INDEX"]["_INDEX_META"] = None
+    manifest.write_bytes(avro_bytes(INDEX_MANIFEST_SCHEMA, records))
+    return dst
+
+
+def test_paimon_1_4_bitmap_global_index_layout(tmp_path: Path) -> None:
+    t14 = pl.open_table(str(_with_legacy_bitmap(tmp_path)), paimon_version="1.4")
+    frame = t14.global_indexes()
+    row = frame[frame["index_type"] == "bitmap"].iloc[0]
+    assert row["payload"] == "decoded" and pd.isna(row["error"]) and row["keys"] == 4
+    o = load_json(GLOBAL / "oracle_gi_basic.json")
+    beta = [r["_ROW_ID"] for r in o["rows"] if r["category"] == "beta" and r["_ROW_ID"] < 100]
+    r = t14.explain("category = 'beta'")
+    assert sorted(r.global_index.rows) == sorted(beta)
+    covered = [r for r in o["rows"] if r["_ROW_ID"] < 100]
+    not_beta = [x["_ROW_ID"] for x in covered if x["category"] != "beta"]  # nulls included: 1.4 flips
+    assert sorted(t14.explain("category <> 'beta'").global_index.rows) == sorted(not_beta)
+    assert not t14.explain("category > 'b'").summary()["global_index"]["used"]  # ranges: not answered

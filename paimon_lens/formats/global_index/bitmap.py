@@ -21,6 +21,12 @@ Physical layout, offset 0 to the end::
 
 Keys: :mod:`.keys`, written in value order by Paimon's Java writer (pypaimon 2.1 writes them in
 byte order, which differs for little-endian numbers: :attr:`SortedIndex.file_order_sorted`).
+
+Paimon 1.4's ``bitmap`` global index is instead the *file-index* bitmap layout (V1 or V2, first byte
+the version, 32-bit Roaring bitmaps of positions; see :mod:`paimon_lens.formats.bitmap`) with no
+``_INDEX_META``: :class:`LegacyBitmapGlobalIndex` reads it (positions are the local row ids). It
+answers ``=``, ``IN``, ``IS [NOT] NULL``, and ``<>`` / ``NOT IN`` as the flip over all its rows,
+null rows included.
 """
 
 from __future__ import annotations
@@ -139,6 +145,25 @@ class BitmapGlobalIndex(SortedIndex):
         self.footer = footer
         self.dictionary_blocks = tuple(blocks)
         self.index_compression = index.compression
+        self.file_size = len(data)
+
+
+class LegacyBitmapGlobalIndex(SortedIndex):
+    """A Paimon 1.4 bitmap global index file (the file-index bitmap layout)."""
+
+    index_type = "bitmap"
+    legacy = True
+
+    def __init__(self, data: bytes, dtype: DataType, path: str | None = None) -> None:
+        from pyroaring import BitMap
+
+        from ..bitmap import BitmapFileIndexReader
+
+        reader = BitmapFileIndexReader(dtype, data, path)
+        pairs = [(value, BitMap64(bm)) for value, bm in reader.iter_bitmaps()]
+        super().__init__(dtype, pairs, BitMap64(reader.null_bitmap() or BitMap()), path)
+        self.version = data[0]
+        self.row_count = reader.row_count
         self.file_size = len(data)
 
 
