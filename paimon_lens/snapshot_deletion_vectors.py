@@ -71,7 +71,7 @@ def index_file_path(table: SnapshotReader, entry: IndexFileMeta) -> str:
     return f"index/{entry.file_name}"
 
 
-def _read(table: SnapshotReader, relative: str, size: int) -> bytes:
+def read_index_file(table: SnapshotReader, relative: str, size: int) -> bytes:
     """The bytes of an index file, which must have the ``_FILE_SIZE`` its index-manifest entry records."""
     return read_file(table.file_io, table.file_io.join(table.path, relative), size)
 
@@ -119,7 +119,7 @@ def table_deletion_vectors(table: SnapshotReader) -> list[DeletionVectorInfo]:
         data: bytes | None = None
         read_error: str | None = None
         try:
-            data = _read(table, rel, e.file_size)
+            data = read_index_file(table, rel, e.file_size)
         except (OSError, PaimonLensError) as ex:
             read_error = f"{rel}: {ex}"
         path = table.file_io.join(table.path, rel)
@@ -179,7 +179,8 @@ def table_hash_index(table: SnapshotReader) -> list[HashIndexInfo]:
         rel = index_file_path(table, e)
         part = table.decode_partition(e.partition, f"{table.manifest_dir}/{e.manifest} _PARTITION")
         try:
-            idx = read_hash_index(_read(table, rel, e.file_size), table.file_io.join(table.path, rel), e.row_count)
+            idx = read_hash_index(read_index_file(table, rel, e.file_size), table.file_io.join(table.path, rel),
+                                  e.row_count)
             out.append(HashIndexInfo(part, e.bucket, rel, e.row_count, e.file_size, idx))
         except (OSError, PaimonLensError) as ex:
             out.append(HashIndexInfo(part, e.bucket, rel, e.row_count, e.file_size, None, str(ex)))

@@ -28,7 +28,6 @@ from .formats.global_index.bitmap import BitmapGlobalIndex, LegacyBitmapGlobalIn
 from .formats.global_index.btree import BTreeIndex
 from .formats.global_index.keys import KEYABLE
 from .formats.global_index.meta import (
-    FULL_TEXT_TYPES,
     SORTED_TYPES,
     VECTOR_TYPES,
     PrimaryKeyIndexSourceMeta,
@@ -38,8 +37,8 @@ from .formats.global_index.meta import (
 )
 from .formats.global_index.native import NativeIndexHeader, read_native_header
 from .formats.global_index.sorted_index import SortedIndex
-from .io.fileio import read_file
 from .metadata.manifest import IndexFileMeta
+from .snapshot_deletion_vectors import index_file_path, read_index_file
 
 if TYPE_CHECKING:
     from .metadata.snapshot_reader import LiveFile, SnapshotReader
@@ -98,16 +97,13 @@ def _field(table: SnapshotReader, field_id: int) -> DataField | None:
 
 
 def index_path(table: SnapshotReader, entry: IndexFileMeta) -> str:
-    """Where an index file lies: its external path, the bucket directory for a primary-key index of a
-    table with ``index-file-in-data-file-dir = true``, else ``index/<name>``."""
-    if entry.external_path:
-        return entry.external_path
+    """Where an index file lies: a primary-key index where the bucket's other index files lie
+    (:func:`~paimon_lens.snapshot_deletion_vectors.index_file_path`), a global index in its external
+    path or ``index/<name>`` (``index-file-in-data-file-dir`` does not apply to it)."""
     gi = entry.global_index
-    if gi is not None and gi.is_primary_key_index and \
-            table.schema.options.get("index-file-in-data-file-dir", "false").strip().lower() == "true":
-        part = table.decode_partition(entry.partition, f"{table.manifest_dir}/{entry.manifest} _PARTITION")
-        return f"{table.bucket_path(entry.bucket, part)}/{entry.file_name}"
-    return f"index/{entry.file_name}"
+    if gi is not None and not gi.is_primary_key_index and not entry.external_path:
+        return f"index/{entry.file_name}"
+    return index_file_path(table, entry)
 
 
 def global_index_entries(table: SnapshotReader) -> list[IndexFileMeta]:
@@ -151,8 +147,7 @@ def _describe(table: SnapshotReader, e: IndexFileMeta, added: tuple[int | None, 
                              meta_version=m.format_version)
             except PaimonLensError as ex:
                 errors.append(str(ex))
-    elif gi.index_meta is not None and (e.index_type in VECTOR_TYPES or e.index_type in FULL_TEXT_TYPES
-                                        or e.index_type.startswith("ivf-")) and e.index_type != "es-index":
+    elif gi.index_meta is not None and (e.index_type in VECTOR_TYPES or e.index_type == "full-text"):
         try:
             facts["index_options"] = read_json_meta(gi.index_meta, where)
         except PaimonLensError as ex:
@@ -228,8 +223,8 @@ def open_global_index(table: SnapshotReader, gf: GlobalIndexFile) -> SortedIndex
 
 
 def _open(table: SnapshotReader, gf: GlobalIndexFile) -> SortedIndex | NativeIndexHeader | None:
-    full = table.file_io.join(table.path, gf.path) if "://" not in gf.path and not gf.path.startswith("/") else gf.path
-    data = read_file(table.file_io, full, gf.file_size)
+    full = table.file_io.join(table.path, gf.path)  # an external path stays as it is
+    data = read_index_file(table, gf.path, gf.file_size)
     if gf.index_type in ("btree", "bitmap"):
         f = _field(table, gf.field_id)
         if f is None or f.type.root not in KEYABLE:

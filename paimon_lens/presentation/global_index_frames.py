@@ -90,7 +90,7 @@ def global_index_record(table: SnapshotReader, g: GlobalIndexFile, as_json: bool
         "min_key": _key(table, g, g.first_key, as_json), "max_key": _key(table, g, g.last_key, as_json),
         "has_nulls": g.has_nulls, "source_level": None if g.source is None else g.source.data_level,
         "source_files": None if g.source is None else [f.file_name for f in g.source.files],
-        "added_snapshot": g.added_snapshot, **{k: facts.get(k) for k in (
+        "added_snapshot": g.added_snapshot, "added_at_or_before": g.added_before_retained, **{k: facts.get(k) for k in (
             "keys", "null_rows", "blocks", "compression", "max_rows_per_key", "dimension", "metric", "vectors",
             "documents")},
         "index_options": g.index_options, "payload": facts["payload"], "error": "; ".join(errors) or None,

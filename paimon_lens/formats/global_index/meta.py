@@ -42,7 +42,6 @@ from .keys import KEYABLE, KeyCodec
 #: index types whose ``_INDEX_META`` is a sorted-index (first / last key) meta
 SORTED_TYPES = frozenset({"btree", "bitmap", "multivalue"})
 VECTOR_TYPES = frozenset({"ivf-flat", "ivf-pq", "ivf-sq", "ivf-rq", "diskann", "lumina", "lumina-vector-ann"})
-FULL_TEXT_TYPES = frozenset({"full-text", "es-index"})
 
 __all__ = ["GlobalIndexMeta", "PrimaryKeyIndexSourceMeta", "SortedIndexFileMeta", "SourceFile", "read_json_meta",
            "read_sorted_meta", "read_source_meta"]
