@@ -36,6 +36,12 @@ def parse_memory_size(text: str | int) -> int:
     return int(m.group(1)) * _UNITS[unit]
 
 
+def option_true(options: dict[str, str], key: str, default: bool = False) -> bool:
+    """A boolean table option (``"true"``, any case and blanks; ``default`` when unset)."""
+    raw = options.get(key)
+    return default if raw is None else raw.strip().lower() == "true"
+
+
 def memory_option(options: dict[str, str], key: str, default: int) -> int:
     """The memory-size option ``key`` in bytes (``default`` when unset).
 

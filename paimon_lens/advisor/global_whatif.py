@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import PaimonLensError
 from ..formats.global_index.keys import KEYABLE
 from ..metadata.row_ranges import RowRangeGroup, data_evolution_enabled, row_range_groups
+from ..options import option_true
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, and_, leaves
 from ..pruning.evolution import pick
 from ..snapshot_global_indexes import global_index_columns
@@ -54,8 +55,7 @@ class GlobalIndexGain:
 def global_index_applies(table: SnapshotReader, rules: PaimonRules) -> bool:
     """Whether the table can have global indexes (data evolution, row tracking, Paimon 1.4+)."""
     opts = table.schema.options
-    return (rules.global_index and data_evolution_enabled(table)
-            and opts.get("row-tracking.enabled", "false").strip().lower() == "true")
+    return rules.global_index and data_evolution_enabled(table) and option_true(opts, "row-tracking.enabled")
 
 
 def measure_global(table: SnapshotReader, workload: Workload, columns: list[str], rules: PaimonRules,

@@ -41,6 +41,7 @@ from ..formats.roaring import to_bitmap32
 from ..frame_columns import EXPLAIN_COLUMNS
 from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import RowRangeGroup, data_evolution_enabled, row_range_groups
+from ..options import option_true
 from ..predicate.model import Predicate, leaves
 from ..rendering import render_html
 from ..snapshot_deletion_vectors import deletion_vector_infos
@@ -540,7 +541,7 @@ def parse_query(table: SnapshotReader, where: str | Predicate | None, rules: Pai
     tables with row tracking also know ``_ROW_ID`` (see :mod:`.row_ids`)."""
     from ..predicate.parser import parse_where
 
-    if not _option_true(table, "row-tracking.enabled"):  # no _ROW_ID (and nothing more to import)
+    if not option_true(table.schema.options, "row-tracking.enabled"):  # no _ROW_ID (and nothing more to import)
         full = parse_where(where, table.schema.fields) if isinstance(where, str) else where
         return full, full, None
     from . import row_ids
@@ -550,10 +551,6 @@ def parse_query(table: SnapshotReader, where: str | Predicate | None, rules: Pai
         return full, full, None
     ranges = row_ids.ranges(full) if rules.global_index else None  # 1.4+
     return full, row_ids.residual(full, rules), ranges
-
-
-def _option_true(table: SnapshotReader, key: str) -> bool:
-    return table.schema.options.get(key, "false").strip().lower() == "true"
 
 
 def after_planning(report: ExplainReport, table: SnapshotReader, full: Predicate | None,
@@ -649,7 +646,7 @@ def global_index_stage(report: ExplainReport, table: SnapshotReader, predicate: 
                        truth: bool, search_mode: str | None = None) -> None:
     """Data-evolution tables with global indexes: the files and rows the index selection leaves
     (see :mod:`.global_index_stage`), applied to ``report`` in place."""
-    if not _option_true(table, "data-evolution.enabled"):
+    if not option_true(table.schema.options, "data-evolution.enabled"):
         return  # (global_index.applies would say so too, after importing the decoders)
     from . import global_index, global_index_stage
     from .scan import partition_filter

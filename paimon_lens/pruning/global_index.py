@@ -38,7 +38,7 @@ from pyroaring import BitMap, BitMap64
 
 from ..errors import PaimonLensError
 from ..formats.global_index.sorted_index import SortedIndex
-from ..options import memory_option
+from ..options import memory_option, option_true
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, leaves
 from ..snapshot_global_indexes import GLOBAL, GlobalIndexFile, global_index_files, merge_ranges, open_global_index
 from .compare import like_regex, row_test
@@ -99,17 +99,13 @@ def search_mode(options: dict[str, str], rules: PaimonRules, query: str | None =
     return mode
 
 
-def _enabled(options: dict[str, str], key: str, default: bool) -> bool:
-    return options.get(key, str(default)).strip().lower() == "true"
-
-
 def applies(table: SnapshotReader, rules: PaimonRules) -> bool:
     """Whether Paimon's scan of this table consults global indexes (data evolution, the option on,
     the release has them, and the snapshot has global index files)."""
     opts = table.schema.options
     if not rules.global_index or table.schema.primary_keys:
         return False
-    if not _enabled(opts, "data-evolution.enabled", False) or not _enabled(opts, "global-index.enabled", True):
+    if not option_true(opts, "data-evolution.enabled") or not option_true(opts, "global-index.enabled", True):
         return False
     return any(g.kind == GLOBAL for g in global_index_files(table))
 

@@ -30,6 +30,7 @@ from pyroaring import BitMap, BitMap64
 
 from ..errors import PaimonLensError
 from ..formats.global_index.sorted_index import SortedIndex
+from ..options import option_true
 from ..predicate.model import LeafPredicate, Predicate, and_
 from ..snapshot_global_indexes import PRIMARY_KEY, GlobalIndexFile, global_index_files, open_global_index
 from .evolution import pick
@@ -57,11 +58,9 @@ def applies(table: SnapshotReader, rules: PaimonRules) -> bool:
     opts = table.schema.options
     if not table.schema.primary_keys or not rules.pk_index:
         return False
-    if opts.get("global-index.enabled", "true").strip().lower() != "true":
+    if not option_true(opts, "global-index.enabled", True) or not option_true(opts, "deletion-vectors.enabled"):
         return False
-    if opts.get("deletion-vectors.enabled", "false").strip().lower() != "true":
-        return False
-    if opts.get("deletion-vectors.merge-on-read", "false").strip().lower() == "true":
+    if option_true(opts, "deletion-vectors.merge-on-read"):
         return False
     return bool(indexed_columns(opts)) and any(g.kind == PRIMARY_KEY for g in global_index_files(table))
 

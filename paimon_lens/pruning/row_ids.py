@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pyroaring import BitMap
 
 from ..metadata.stats import SYSTEM_FIELDS
+from ..options import option_true
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, and_, leaves, or_
 from ..snapshot_global_indexes import merge_ranges
 from ..types import DataField
@@ -35,7 +36,7 @@ ROW_ID = "_ROW_ID"
 
 def row_tracking(table: SnapshotReader) -> bool:
     """Whether the table's rows carry row ids (``row-tracking.enabled``)."""
-    return table.schema.options.get("row-tracking.enabled", "false").strip().lower() == "true"
+    return option_true(table.schema.options, "row-tracking.enabled")
 
 
 def fields_with_row_id(table: SnapshotReader) -> list[DataField]:

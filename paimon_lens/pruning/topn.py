@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from pyroaring import BitMap
 
 from ..errors import PaimonLensError
-from ..options import memory_option
+from ..options import memory_option, option_true
 
 if TYPE_CHECKING:
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
@@ -117,9 +117,9 @@ def split_pushdown_applies(table: SnapshotReader, topn: TopN, rules: PaimonRules
     if rules.global_index_search_mode:  # 2.0
         if has_data_filter:
             return "a filter on non-partition columns: splits are not pruned for TopN (Paimon 2.0)"
-    elif table.schema.options.get("deletion-vectors.enabled", "false").strip().lower() == "true":
+    elif option_true(table.schema.options, "deletion-vectors.enabled"):
         return f"deletion vectors: splits are not pruned for TopN (Paimon {rules.version})"
-    if table.schema.options.get("data-evolution.enabled", "false").strip().lower() == "true":
+    if option_true(table.schema.options, "data-evolution.enabled"):
         return "data-evolution splits (row-id groups) are not modelled for TopN: every split is kept"
     return None
 
