@@ -38,6 +38,7 @@ from .formats.global_index.meta import (
 from .formats.global_index.native import NativeIndexHeader, read_native_header
 from .formats.global_index.sorted_index import SortedIndex
 from .metadata.manifest import IndexFileMeta
+from .metadata.row_ranges import covered_count, merge_ranges
 from .snapshot_deletion_vectors import index_file_path, read_index_file
 
 if TYPE_CHECKING:
@@ -279,22 +280,6 @@ def _coverage(table: SnapshotReader) -> list[Coverage]:
     out.extend(_global_coverage(table, [g for g in files if g.kind == GLOBAL], live))
     out.extend(_pk_coverage([g for g in files if g.kind == PRIMARY_KEY], live))
     return out
-
-
-def merge_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Inclusive ranges sorted, overlapping and adjacent ones merged."""
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(ranges):
-        if out and a <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
-
-
-def covered_count(ranges: list[tuple[int, int]], start: int, end: int) -> int:
-    """Rows of ``[start, end]`` inside the merged ``ranges``."""
-    return sum(max(0, min(b, end) - max(a, start) + 1) for a, b in ranges)
 
 
 def _global_coverage(table: SnapshotReader, files: list[GlobalIndexFile], live: list[LiveFile]) -> list[Coverage]:

@@ -350,7 +350,7 @@ class _Timeline:
 
 def _global_coverage(reader: SnapshotReader) -> tuple[dict[str, int], dict[str, int]]:
     """(covered rows, uncovered row ids) per global / primary-key index label, from the index manifest."""
-    from ..snapshot_global_indexes import merge_ranges
+    from ..metadata.row_ranges import merge_ranges
 
     ranges: dict[str, list[tuple[int, int]]] = {}
     pk_rows: dict[str, int] = {}

@@ -19,7 +19,7 @@ means every column of its schema) and BLOB columns live in ``.blob`` files of th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -135,3 +135,57 @@ def group_stats(table: SnapshotReader, group: RowRangeGroup) -> list[ColumnStats
         else:
             out.append(data[source].stats[i])
     return out
+
+
+# ---- inclusive row-id ranges (index row ranges, pushed _ROW_ID ranges) -------------------------------
+Ranges = list[tuple[int, int]]
+
+
+def merge_ranges(ranges: Iterable[tuple[int, int]]) -> Ranges:
+    """Inclusive ranges sorted, overlapping and adjacent ones merged (Paimon's ``Range.sortAndMerge``)."""
+    out: Ranges = []
+    for a, b in sorted(ranges):
+        if out and a <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def intersect_ranges(a: Iterable[tuple[int, int]], b: Iterable[tuple[int, int]]) -> Ranges:
+    """The row ids in both (merged) range lists."""
+    x, y = merge_ranges(a), merge_ranges(b)
+    out: Ranges = []
+    i = j = 0
+    while i < len(x) and j < len(y):
+        lo, hi = max(x[i][0], y[j][0]), min(x[i][1], y[j][1])
+        if lo <= hi:
+            out.append((lo, hi))
+        if x[i][1] < y[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def subtract_ranges(data: Iterable[tuple[int, int]], cut: Iterable[tuple[int, int]]) -> Ranges:
+    """The row ids of ``data`` outside ``cut``."""
+    cuts = merge_ranges(cut)
+    out: Ranges = []
+    for a, b in merge_ranges(data):
+        start = a
+        for c0, c1 in cuts:
+            if c1 < start or c0 > b:
+                continue
+            if c0 > start:
+                out.append((start, c0 - 1))
+            start = max(start, c1 + 1)
+        if start <= b:
+            out.append((start, b))
+    return out
+
+
+def covered_count(ranges: Iterable[tuple[int, int]], start: int, end: int) -> int:
+    """Rows of ``[start, end]`` inside the (merged) ``ranges``."""
+    return sum(max(0, min(b, end) - max(a, start) + 1) for a, b in merge_ranges(ranges))
+

@@ -38,9 +38,10 @@ from pyroaring import BitMap, BitMap64
 
 from ..errors import PaimonLensError
 from ..formats.global_index.sorted_index import SortedIndex
+from ..metadata.row_ranges import intersect_ranges, merge_ranges, subtract_ranges
 from ..options import memory_option, option_true
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, leaves
-from ..snapshot_global_indexes import GLOBAL, GlobalIndexFile, global_index_files, merge_ranges, open_global_index
+from ..snapshot_global_indexes import GLOBAL, GlobalIndexFile, global_index_files, open_global_index
 from .compare import like_regex, row_test
 
 if TYPE_CHECKING:
@@ -49,8 +50,8 @@ if TYPE_CHECKING:
 
 SEARCH_MODES = ("fast", "full", "detail")
 DEFAULT_FALLBACK_SCAN_MAX = 256 * 1024 * 1024
-_EXACT = frozenset({"Equal", "In", "NotEqual", "NotIn", "IsNull", "IsNotNull", "StartsWith"})
-_GATED = frozenset({"LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual", "Between", "NotBetween",
+EXACT_FUNCTIONS = frozenset({"Equal", "In", "NotEqual", "NotIn", "IsNull", "IsNotNull", "StartsWith"})
+GATED_FUNCTIONS = frozenset({"LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual", "Between", "NotBetween",
                     "EndsWith", "Contains", "Like"})
 
 
@@ -148,7 +149,7 @@ def _unindexed(table: SnapshotReader, files: list[GlobalIndexFile], ids: set[int
     indexed: list[tuple[int, int]] | None = None
     for fid in ids:
         ranges = merge_ranges(coverage.get(fid, []))
-        indexed = ranges if indexed is None else _intersect(indexed, ranges)
+        indexed = ranges if indexed is None else intersect_ranges(indexed, ranges)
     indexed = indexed or []
     if mode == "full":
         next_id = table.snapshot.next_row_id if table.snapshot is not None else None
@@ -157,32 +158,7 @@ def _unindexed(table: SnapshotReader, files: list[GlobalIndexFile], ids: set[int
         data = merge_ranges([(lf.file.first_row_id, lf.file.first_row_id + lf.file.row_count - 1)
                              for lf in table.live_files() if lf.file.first_row_id is not None and lf.file.row_count
                              and (partition_filter is None or row_test(partition_filter, lf.partition))])
-    return _subtract(data, indexed)
-
-
-def _intersect(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out = []
-    for x0, x1 in a:
-        for y0, y1 in b:
-            lo, hi = max(x0, y0), min(x1, y1)
-            if lo <= hi:
-                out.append((lo, hi))
-    return merge_ranges(out)
-
-
-def _subtract(data: list[tuple[int, int]], cut: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out = []
-    for a, b in data:
-        start = a
-        for c0, c1 in cut:
-            if c1 < start or c0 > b:
-                continue
-            if c0 > start:
-                out.append((start, c0 - 1))
-            start = max(start, c1 + 1)
-        if start <= b:
-            out.append((start, b))
-    return merge_ranges(out)
+    return subtract_ranges(data, indexed)
 
 
 class _Evaluator:
@@ -242,11 +218,11 @@ class _Evaluator:
         if index_type not in ("btree", "bitmap"):
             return None
         fn = leaf.function
-        picked = [g for g in files if _may_hold(g, leaf)]
-        if fn in _GATED and self.rules.global_index_range_gate:
+        picked = [g for g in files if may_hold(g, leaf)]
+        if fn in GATED_FUNCTIONS and self.rules.global_index_range_gate:
             if any(v is None for v in leaf.literals) or sum(g.file_size for g in picked) > self.gate[index_type]:
                 return None
-        elif fn not in _EXACT and fn not in _GATED:
+        elif fn not in EXACT_FUNCTIONS and fn not in GATED_FUNCTIONS:
             return None
         if not picked:
             return BitMap64()
@@ -259,7 +235,7 @@ class _Evaluator:
                 return None
             if not isinstance(idx, SortedIndex):
                 return None
-            local = _answer(idx, leaf, index_type, self.rules)
+            local = leaf_answer(idx, leaf, index_type, self.rules)
             if local is None:
                 return None
             for r in local:
@@ -302,7 +278,7 @@ def combine(p: Predicate, leaf: Callable[[LeafPredicate], B | None], empty: Call
     return res
 
 
-def _may_hold(g: GlobalIndexFile, leaf: LeafPredicate) -> bool:
+def may_hold(g: GlobalIndexFile, leaf: LeafPredicate) -> bool:
     """``SortedFileMetaSelector``: whether a file's key range (``_INDEX_META``) may answer the leaf."""
     fn, lits = leaf.function, leaf.literals
     lo, hi, nulls = g.first_key, g.last_key, bool(g.has_nulls)
@@ -351,7 +327,7 @@ def _legacy_answer(idx: SortedIndex, leaf: LeafPredicate) -> BitMap64 | None:
     return None
 
 
-def _answer(idx: SortedIndex, leaf: LeafPredicate, index_type: str, rules: PaimonRules) -> BitMap64 | None:
+def leaf_answer(idx: SortedIndex, leaf: LeafPredicate, index_type: str, rules: PaimonRules) -> BitMap64 | None:
     """One file's local rows for a leaf, or None when the index cannot answer it."""
     fn, lits = leaf.function, leaf.literals
     lit = lits[0] if lits else None

@@ -34,7 +34,14 @@ from ..options import option_true
 from ..predicate.model import LeafPredicate, Predicate, and_
 from ..snapshot_global_indexes import PRIMARY_KEY, GlobalIndexFile, global_index_files, open_global_index
 from .evolution import pick
-from .global_index import _answer, _may_hold, combine, fallback_scan_max_sizes
+from .global_index import (
+    EXACT_FUNCTIONS,
+    GATED_FUNCTIONS,
+    combine,
+    fallback_scan_max_sizes,
+    leaf_answer,
+    may_hold,
+)
 
 if TYPE_CHECKING:
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
@@ -155,17 +162,15 @@ class _FileEvaluator:
         return combine(p, self._leaf, BitMap)
 
     def _leaf(self, leaf: LeafPredicate) -> BitMap | None:
-        from .global_index import _EXACT, _GATED
-
         g = self.by_column.get(leaf.field)
         if g is None or g.source is None:
             return None
         fn = leaf.function
-        if fn not in _EXACT and fn not in _GATED:
+        if fn not in EXACT_FUNCTIONS and fn not in GATED_FUNCTIONS:
             return None
-        picked = _may_hold(g, leaf)
+        picked = may_hold(g, leaf)
         too_big = picked and g.file_size > self.gate[g.index_type]
-        if fn in _GATED and (any(v is None for v in leaf.literals) or too_big):
+        if fn in GATED_FUNCTIONS and (any(v is None for v in leaf.literals) or too_big):
             return None
         self.used.append(g)
         if not picked:
@@ -178,7 +183,7 @@ class _FileEvaluator:
             return None
         if not isinstance(idx, SortedIndex):
             return None
-        ordinals: BitMap64 | None = _answer(idx, leaf, g.index_type, self.rules)
+        ordinals: BitMap64 | None = leaf_answer(idx, leaf, g.index_type, self.rules)
         if ordinals is None:
             return None
         start = g.source.offsets().get(self.lf.file.file_name, 0)

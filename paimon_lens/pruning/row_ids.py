@@ -18,12 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap
 
+from ..metadata.row_ranges import intersect_ranges, merge_ranges
 from ..metadata.stats import SYSTEM_FIELDS
 from ..options import option_true
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, and_, leaves, or_
-from ..snapshot_global_indexes import merge_ranges
 from ..types import DataField
-from .global_index import _intersect
 from .global_index_stage import apply_selection
 
 if TYPE_CHECKING:
@@ -74,7 +73,7 @@ def ranges(p: Predicate) -> list[tuple[int, int]] | None:
             return None
         out = known[0]
         for g in known[1:]:
-            out = _intersect(out, g)
+            out = intersect_ranges(out, g)
         return out
     if any(g is None for g in got):
         return None
