@@ -63,9 +63,10 @@ def test_a_data_filter_disables_split_pruning_in_2_0_but_not_in_1_4() -> None:
     r14 = pl.open_table(str(EVENTS20), paimon_version="1.4").explain(where, order_by="score DESC", limit=1,
                                                                       truth=True)
     assert r14.summary()["topn"]["split_pruning"] is None
-    assert r14.summary()["topn"]["truth_rows_not_returned"] == 1
+    lost = r14.summary()["topn"]["truth_rows_not_returned"]
+    assert lost >= 1  # the best matching row lies in a split ranked out by its unfiltered max
     flagged = [v for v in r14.files if any("true ORDER BY" in f for f in v.flags)]
-    assert len(flagged) == 1 and flagged[0].stage == "topn"
+    assert flagged and all(v.stage == "topn" for v in flagged)
 
 
 def test_range_bitmap_selects_the_rows_of_each_file() -> None:
