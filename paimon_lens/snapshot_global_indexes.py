@@ -75,7 +75,6 @@ class GlobalIndexFile:
     first_key: Any = None
     last_key: Any = None
     has_nulls: bool | None = None
-    meta_version: int | None = None
     index_options: dict[str, Any] | None = None
     """The JSON ``_INDEX_META`` of a vector or full-text index."""
     source: PrimaryKeyIndexSourceMeta | None = None
@@ -144,8 +143,7 @@ def _describe(table: SnapshotReader, e: IndexFileMeta, added: tuple[int | None, 
         else:
             try:
                 m = read_sorted_meta(gi.index_meta, f.type, where)
-                facts.update(first_key=m.first_key, last_key=m.last_key, has_nulls=m.has_nulls,
-                             meta_version=m.format_version)
+                facts.update(first_key=m.first_key, last_key=m.last_key, has_nulls=m.has_nulls)
             except PaimonLensError as ex:
                 errors.append(str(ex))
     elif gi.index_meta is not None and (e.index_type in VECTOR_TYPES or e.index_type == "full-text"):

@@ -94,16 +94,23 @@ def _drop(v: FileVerdict, reason: str) -> FileVerdict:
 
 def _file_topn(table: SnapshotReader, lf: LiveFile, topn: TopN, dvs: dict[str, BitMap],
                notes: list[str]) -> BitMap | None:
-    """The rows a read file's range-bitmap index keeps for TopN (None: no such index answers)."""
-    from ..snapshot_file_indexes import open_container
+    """The rows a read file's range-bitmap index keeps for TopN (None: no such index answers); the
+    container and its readers come from the table's container cache, as planning left them."""
+    from ..snapshot_file_indexes import ContainerCache
+    from .file_index_predicate import index_field_type
 
     if lf.index_location == "none":
         return None
     try:
-        container = open_container(table, lf)
-        if container is None or not container.has_column(topn.column):
+        cache: ContainerCache = table.shared("index_containers", ContainerCache)
+        container, by_column, columns = cache.get(table, lf)
+        if container is None or topn.column not in columns:
             return None
-        readers = container.create_readers(topn.column, table.schema.field(topn.column).type)
+        readers = by_column.get(topn.column)
+        if readers is None:
+            file_fields = table.schema_manager.schema(lf.file.schema_id).fields
+            readers = by_column[topn.column] = container.create_readers(
+                topn.column, index_field_type(file_fields, topn.column))
     except (OSError, PaimonLensError) as e:
         notes.append(f"{lf.file.file_name}: its index could not be read for TopN ({e}): read whole")
         return None
