@@ -119,12 +119,14 @@ def select(table: SnapshotReader, predicate: Predicate | None, rules: PaimonRule
         return None
     names = {leaf.field for leaf in leaves(predicate)}
     ids = {table.schema.field(n).id for n in names if n in table.schema.field_names}
-    files = [g for g in global_index_files(table) if g.kind == GLOBAL and g.error is None
+    files = [g for g in global_index_files(table) if g.kind == GLOBAL
              and (g.field_id in ids or ids & set(g.extra_field_ids))
              and (partition_filter is None or row_test(partition_filter, g.partition))]
     if not files:
         return None
     evaluator = _Evaluator(table, files, rules)
+    evaluator.errors.extend(f"{g.path}: its metadata could not be read ({g.error}): the file is searched "
+                            "without its key range" for g in files if g.error)
     result = evaluator.evaluate(predicate)
     mode = search_mode(table.schema.options, rules, mode)
     used = {c: sorted({g.file_name for g in gs}) for c, gs in evaluator.by_column.items()}

@@ -94,14 +94,17 @@ def select(table: SnapshotReader, predicate: Predicate | None, rules: PaimonRule
     projected = and_(*parts)
     ids = {table.schema.field(c).id: c for c in columns if c in table.schema.field_names}
     payloads: dict[tuple[bytes, int], list[GlobalIndexFile]] = defaultdict(list)
+    notes: list[str] = []
     for g in global_index_files(table):
-        if g.kind == PRIMARY_KEY and g.field_id in ids and g.index_type == columns[ids[g.field_id]] and g.error is None:
-            payloads[(g.entry.partition, g.bucket)].append(g)
+        if g.kind == PRIMARY_KEY and g.field_id in ids and g.index_type == columns[ids[g.field_id]]:
+            if g.error is None:
+                payloads[(g.entry.partition, g.bucket)].append(g)
+            else:  # Paimon rejects a payload it cannot decode: the files it indexes are read whole
+                notes.append(f"primary-key index {g.path} is not used: {g.error}")
     by_bucket: dict[tuple[bytes, int], list[LiveFile]] = defaultdict(list)
     for lf in planned:
         by_bucket[(lf.entry.partition, lf.entry.bucket)].append(lf)
     out: dict[str, FileSelection] = {}
-    notes: list[str] = []
     gate = fallback_scan_max_sizes(table.schema.options)
     for key, lfs in by_bucket.items():
         if not all(lf.file.level > 0 and not lf.file.delete_row_count for lf in lfs):

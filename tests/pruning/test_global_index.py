@@ -262,3 +262,25 @@ def test_paimon_1_4_bitmap_global_index_layout(tmp_path: Path) -> None:
     not_beta = [x["_ROW_ID"] for x in covered if x["category"] != "beta"]  # nulls included: 1.4 flips
     assert sorted(t14.explain("category <> 'beta'").global_index.rows) == sorted(not_beta)
     assert not t14.explain("category > 'b'").summary()["global_index"]["used"]  # ranges: not answered
+
+
+def test_unreadable_index_meta_is_said_and_the_file_still_searched(tmp_path: Path) -> None:
+    import fastavro
+
+    from paimon_lens.writer.avro import INDEX_MANIFEST_SCHEMA, avro_bytes
+
+    o = load_json(GLOBAL / "oracle_gi_basic.json")
+    dst = copy_with_options(tmp_path, {})
+    manifest = dst / "manifest" / o["index_files"]["index_manifest"]
+    with open(manifest, "rb") as fh:
+        records = list(fastavro.reader(fh))
+    for r in records:
+        if r["_INDEX_TYPE"] == "btree":
+            r["_GLOBAL_INDEX"]["_INDEX_META"] = b"\xff\xff\xff\x7f"  # a first-key length past the end
+    manifest.write_bytes(avro_bytes(INDEX_MANIFEST_SCHEMA, records))
+    t = pl.open_table(str(dst))
+    frame = t.global_indexes()
+    assert "first_key_length" in frame[frame["index_type"] == "btree"].iloc[0]["error"]
+    r = t.explain("idx = 120")
+    assert sorted(r.global_index.rows) == sorted(_table(o).explain("idx = 120").global_index.rows)
+    assert any("searched without its key range" in n for n in r.notes)
