@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PaimonLensError
+from ..errors import CorruptFileError, PaimonLensError
 from ..formats.global_index.keys import KEYABLE
 from ..metadata.row_ranges import RowRangeGroup, data_evolution_enabled, row_range_groups
 from ..options import option_true
@@ -79,6 +79,7 @@ def measure_global(table: SnapshotReader, workload: Workload, columns: list[str]
     reports = explain_many(table, [q.predicate for q in queries if q.predicate is not None], rules=rules,
                            index_enabled=False)
     notes: list[str] = []
+    column_values: dict[tuple[str, int], list[Any]] = {}
     sums: dict[str, list[float]] = {c: [0.0] * 6 for c in wanted}  # n, weight, bytes, files, rows, base bytes
     base_rows_sum: dict[str, float] = {c: 0.0 for c in wanted}
     for q, report in zip(queries, reports):
@@ -101,7 +102,7 @@ def measure_global(table: SnapshotReader, workload: Workload, columns: list[str]
                     if g is None or id(g) in seen:
                         continue
                     seen.add(id(g))
-                    matches = _group_matches(table, g, projected)
+                    matches = _group_matches(table, g, projected, column_values)
                     members = [x for x in read if group_of.get(x.file_name) is g]
                     rows = max(x.rows_after_dv for x in members)
                     if matches == 0:
@@ -140,13 +141,28 @@ def _reindexed(p: Predicate, table: SnapshotReader) -> Predicate:
     return CompoundPredicate(p.function, tuple(_reindexed(c, table) for c in p.children))
 
 
-def _group_matches(table: SnapshotReader, group: RowRangeGroup, predicate: Any) -> int:
-    """Rows of a row-id group that satisfy ``predicate`` (deleted rows included)."""
-    from ..pruning.truth import group_matching_positions, matching_positions
+def _group_matches(table: SnapshotReader, group: RowRangeGroup, predicate: Predicate,
+                   column_values: dict[tuple[str, int], list[Any]]) -> int:
+    """Rows of a row-id group that satisfy ``predicate`` on one column (deleted rows included); a
+    single file's column is read once for every query (kept in ``column_values``)."""
+    from ..pruning.rows import evaluate_rows
+    from ..pruning.truth import group_matching_positions, read_columns
 
     if group.merged:
         return len(group_matching_positions(table, group, predicate))
-    return len(matching_positions(table, group.files[0], predicate))
+    lf = group.files[0]
+    index = leaves(predicate)[0].index
+    field_id = table.schema.fields[index].id
+    key = (lf.file.file_name, field_id)
+    values = column_values.get(key)
+    if values is None:
+        values = column_values[key] = read_columns(table, lf, [field_id]).get(field_id, [])
+    if values and len(values) != lf.file.row_count:
+        name = table.schema.fields[index].name
+        raise CorruptFileError(table.file_io.join(table.path, lf.path), None, f"column {name}",
+                               f"{lf.file.row_count} rows (manifest row count)", f"{len(values)} rows")
+    columns = {index: values} if values else {}  # a file without the column: all null
+    return int(evaluate_rows(predicate, columns, lf.file.row_count).sum())
 
 
 def _estimate_bytes(rows: int, distinct: int, dtype: Any) -> int:
