@@ -42,7 +42,7 @@ the caller; the predicate and the data filter are answered from one container, e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, cast
 
@@ -51,8 +51,8 @@ from ..formats.file_index_format import FileIndexFormatReader
 from ..formats.index_reader import EmptyFileIndexReader
 from ..formats.result import REMAIN, FileIndexResult
 from ..metadata.gc_pause import gc_paused
-from ..metadata.row_ranges import data_evolution_enabled, group_stats, row_range_groups
-from ..metadata.stats import ColumnStats, decode_stats, evolve_stats
+from ..metadata.row_ranges import data_evolution_enabled
+from ..metadata.stats import ColumnStats
 from ..predicate.model import LeafPredicate, Predicate, and_, leaves
 from ..snapshot_file_indexes import ContainerCache
 from ..types import DataField
@@ -61,17 +61,27 @@ from .compare import compile_row_test, row_test, signed_binary_compare, signed_b
 from .evolution import devolve_filter, fields_within, filter_unsafe_filter, pick, split_and
 from .file_index_predicate import FileIndexPredicate
 from .lazy_text import LazyText, resolved
-from .manifests import rejected_manifests
-from .stats import StatsTest, compile_stats_test, stats_reason
+from .scan_stages import (
+    BucketStage,
+    EmbeddedIndexStage,
+    FileEval,
+    GroupStage,
+    KeyStatsStage,
+    LevelStage,
+    PartitionStage,
+    PlaceStage,
+    RowRangeStatsStage,
+    ValueStatsStage,
+    WholeBucketStage,
+)
+from .stats import StatsTest, compile_stats_test
 from .versions import rules_of, rules_of_newest
 
 if TYPE_CHECKING:
     from ..metadata.schema import TableSchema
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
-    from .stats_vector import StatsColumns, StatsMask
+    from .stats_vector import StatsMask
     from .versions import PaimonRules
-
-STAGES = ("partition", "bucket", "level", "stats", "index", "whole_bucket")
 
 _new = object.__new__
 
@@ -224,24 +234,6 @@ def _fields_named(schema: TableSchema, names: Sequence[str]) -> list[DataField]:
     return [by_name[n] for n in names if n in by_name]
 
 
-@dataclass(slots=True)
-class _FileEval:
-    """Intermediate per-file results."""
-
-    lf: LiveFile
-    decision: dict[str, Any]
-    value_test: bool = True  # value stats (+ embedded index when used) of the planner
-    value_reason: str | Callable[[], str] = ""
-    value_stage: str = ""
-    index_remain: bool | None = None  # the embedded index on the data filter, when the planner uses it
-    index_consulted: bool = False  # the value stats passed, so the planner evaluates the embedded index
-    key_reason: str = ""
-    survives_scan: bool = True  # after partition, bucket, level and filterByStats
-    manifest_rejected: bool = False  # its partition passes, but its manifest's partition stats fail
-    stage: str = ""
-    reason: str | Callable[[], str] = ""  # text, or the function writing it on first read
-
-
 Opened = tuple[FileIndexFormatReader | None, dict[str, Any], frozenset[str]]
 """An index container looked up in the cache: (container or None, its column readers, its columns)."""
 
@@ -264,22 +256,6 @@ class _LaterStatsTest:
         return self() == (other() if callable(other) else other)
 
     __hash__ = None  # type: ignore[assignment]
-
-
-class _StatsReason:
-    """The reason a file's value stats fail the value filter, written on first read (see
-    :mod:`.lazy_text`)."""
-
-    __slots__ = ("_args", "_signed")
-
-    def __init__(self, predicate: Predicate, row_count: int, stats: Sequence[ColumnStats],
-                 fields: Sequence[DataField], memo: dict[int, bool]) -> None:
-        self._args = (predicate, row_count, stats, fields, memo)
-        self._signed = signed_binary_compare()  # written later: under the order planning used
-
-    def __call__(self) -> str:
-        with signed_binary_order(self._signed):
-            return "stats: " + (stats_reason(*self._args) or "")
 
 
 class _SchemaFilters:
@@ -449,7 +425,6 @@ class _Planner:
         self.index_rules = None if rules.index_readable == rules_of_newest().index_readable else rules
         self.partition_filter = partition_filter(table, predicate, rules.partition_conjuncts_whole)
         self.partition_test = None if self.partition_filter is None else compile_row_test(self.partition_filter)
-        self._rejected: dict[str, Any] | None = None  # manifests whose partition stats fail the filter
         self.data_filter = data_filter(table, predicate)
         self.pk = bool(self.schema.primary_keys)
         self.dv = _opt_bool(opts, "deletion-vectors.enabled", False)
@@ -492,16 +467,29 @@ class _Planner:
         else:
             fixed = (bucket > 0 or bucket == -2) and function in ("default", "mod")
             self.bucket_selector = BucketSelector.create(predicate, bucket_keys, fixed, function)
-        # caches: the same partition, bucket count and schema give the same answers
-        self._schema_filters: dict[int, _SchemaFilters] = {}
-        self._partition_keep: dict[bytes, bool] = {}
-        self._partition_reasons: dict[bytes, str] = {}
+        self._schema_filters: dict[int, _SchemaFilters] = {}  # the same schema gives the same filters
         self.partition_sql = _sql(self.partition_filter)
         self.data_sql = _sql(self.data_filter)
-        self._buckets: dict[tuple[bytes, int], frozenset[int] | None] = {}
         # decoded key stats by file name, kept on the table for the next plan of the snapshot
-        self._key_stats: dict[str, list[ColumnStats]] = (
+        self.key_stats: dict[str, list[ColumnStats]] = (
             table.memo(f"key_stats:{','.join(self.key_names)}", dict) if self.key_filter is not None else {})
+        # the chain of stages this table, predicate and release have (see .scan_stages)
+        self.partition_stage = PartitionStage(self)
+        place: list[PlaceStage] = [self.partition_stage]
+        if self.bucket_selector is not None:
+            place.append(BucketStage(self, self.bucket_selector))
+        if self.pk and self.skip_level0:
+            place.append(LevelStage(self))
+        self.place_stages: tuple[PlaceStage, ...] = tuple(place)
+        self.value_stats = ValueStatsStage(self)
+        self.embedded_index = EmbeddedIndexStage(self) if self.index_at_planning else None
+        self.key_stage = KeyStatsStage(self) if self.key_filter is not None else None
+        groups: list[GroupStage] = []
+        if self.evolution_groups:
+            groups.append(RowRangeStatsStage(self, rules.data_evolution_stats))
+        if self.pk and self.data_filter is not None:
+            groups.append(WholeBucketStage(self))
+        self.group_stages: tuple[GroupStage, ...] = tuple(groups)
 
     @property
     def containers(self) -> ContainerCache:
@@ -511,7 +499,8 @@ class _Planner:
             got = self._containers = self.table.shared("index_containers", ContainerCache)
         return got
 
-    def _filters(self, schema_id: int) -> _SchemaFilters:
+    def filters(self, schema_id: int) -> _SchemaFilters:
+        """The filters of the files written with schema ``schema_id``."""
         sf = self._schema_filters.get(schema_id)
         if sf is None:
             sf = self._schema_filters[schema_id] = _SchemaFilters(self, self.table.schema_manager.schema(schema_id))
@@ -526,30 +515,10 @@ class _Planner:
         return (not self.pk and self.value_filter_enabled and not self.evolution_groups)
 
     def stats_masks(self, files: Sequence[LiveFile]) -> list[tuple[bool, bool] | None]:
-        """Per file: the stats tests of the predicate and of the data filter, answered per schema over
-        the files that reach the stats stage (:meth:`reaches_stats`); None for the others. When every
-        file reaches it, the gathered stats columns are kept on the table for the next plan of the
-        same files."""
-        out: list[tuple[bool, bool] | None] = [None] * len(files)
-        if self.partition_filter is None and self.bucket_selector is None and not self.pk:
-            kept: dict[int, tuple[Sequence[LiveFile], dict[int, tuple[list[int], StatsColumns]]]] = (
-                self.table.memo("stats_batches", dict))
-            got = kept.get(id(files))
-            if got is None or got[0] is not files:
-                if len(kept) >= _STATS_BATCHES_KEPT:
-                    kept.clear()
-                got = kept[id(files)] = (files, _batches(files, range(len(files))))
-            groups = got[1]
-        else:
-            groups = _batches(files, [k for k, lf in enumerate(files) if self.reaches_stats(lf)])
-        for schema_id, (positions, batch) in groups.items():
-            batch.forget_masks()  # the leaves of earlier predicates
-            full, safe = self._filters(schema_id).masks()
-            full_keep = [True] * len(positions) if full is None else full(batch).tolist()
-            safe_keep = [True] * len(positions) if safe is None else safe(batch).tolist()
-            for k, a, b in zip(positions, full_keep, safe_keep):
-                out[k] = (a, b)
-        return out
+        """Per file: the stats tests of the predicate and of the data filter, for a batch at once
+        (see :meth:`ValueStatsStage.batch`) over the files the partition, bucket and level stages keep."""
+        whole = self.partition_filter is None and self.bucket_selector is None and not self.pk
+        return self.value_stats.batch(files, None if whole else self.reaches_stats)
 
     # ---- per file -----------------------------------------------------------------------------
     def read_whole(self, lf: LiveFile) -> tuple[bool, Opened | None]:
@@ -579,65 +548,35 @@ class _Planner:
         except (PaimonLensError, OSError, ValueError, KeyError):
             return False, None  # planned the long way, which says what is wrong
         container, _, columns = opened
-        return container is None or columns.isdisjoint(self._filters(f.schema_id).index_columns()), opened
+        return container is None or columns.isdisjoint(self.filters(f.schema_id).index_columns()), opened
 
     def reaches_stats(self, lf: LiveFile) -> bool:
         """Whether the partition, bucket and level stages keep ``lf`` (the answers :meth:`evaluate`
-        gives, from the same per-partition caches)."""
-        entry = lf.entry
-        if self._partition_answer(lf) != (True, False):
-            return False
-        buckets = self._bucket_set(lf)
-        if buckets is not None and entry.bucket not in buckets:
-            return False
-        return not (self.pk and self.skip_level0 and entry.file.level == 0)
-
-    def _partition_answer(self, lf: LiveFile) -> tuple[bool, bool]:
-        """(the partition stage keeps the file, its manifest is not read though its partition passes)."""
-        entry = lf.entry
-        part_keep = self._partition_keep.get(entry.partition)
-        if part_keep is None:
-            part_keep = self._partition_keep[entry.partition] = (
-                self.partition_test is None or self.partition_test(lf.partition))
-        if part_keep and self.partition_filter is not None:
-            if self._rejected is None:
-                with signed_binary_order(self.rules.signed_binary_compare):
-                    self._rejected = rejected_manifests(self.table, self.partition_filter)
-            if entry.manifest in self._rejected:
-                return False, True  # Paimon does not read the manifest, whatever the entry says
-        return part_keep, False
-
-    def _bucket_set(self, lf: LiveFile) -> frozenset[int] | None:
-        """The buckets bucket pruning keeps in the file's partition (None: no bucket pruning)."""
-        if self.bucket_selector is None:
-            return None
-        entry = lf.entry
-        bkey = (entry.partition, entry.total_buckets)
-        if bkey in self._buckets:
-            return self._buckets[bkey]
-        got = self._buckets[bkey] = self.bucket_selector.buckets(lf.partition, entry.total_buckets)
-        return got
+        gives, from the stages' own caches)."""
+        for stage in self.place_stages:  # noqa: SIM110 (a loop: no generator per file)
+            if not stage.keeps(lf):
+                return False
+        return True
 
     def evaluate(self, lf: LiveFile, known: tuple[bool, bool] | None = None,
-                 opened: Opened | None = None) -> _FileEval:
-        """The planner's answers for one file; ``known``: the stats tests of the predicate and of the
-        data filter on its value stats, when computed already for a batch (:meth:`stats_masks`);
-        ``opened``: its index container, looked up already (:meth:`read_whole`)."""
+                 opened: Opened | None = None) -> FileEval:
+        """The planner's answers for one file, stage by stage; ``known``: the stats tests of the
+        predicate and of the data filter on its value stats, when computed already for a batch
+        (:meth:`ValueStatsStage.batch`); ``opened``: its index container, looked up already
+        (:meth:`read_whole`)."""
         entry = lf.entry
         f = entry.file
-        sf = self._filters(f.schema_id)
+        sf = self.filters(f.schema_id)
         d: dict[str, Any] = {"file_name": f.file_name, "partition": dict(lf.partition),
-                             "bucket": entry.bucket, "level": f.level,
-                             "index_location": lf.index_location}
-        ev = _FileEval(lf, d)
-        part_keep, ev.manifest_rejected = self._partition_answer(lf)
-        d["partition_keep"] = part_keep
-        buckets = self._bucket_set(lf)
-        d["bucket_keep"] = None if buckets is None else entry.bucket in buckets
-        d["level_keep"] = not (self.pk and self.skip_level0 and f.level == 0)
+                             "bucket": entry.bucket, "level": f.level, "index_location": lf.index_location,
+                             "bucket_keep": None, "level_keep": True}
+        ev = FileEval(lf, d)
+        for stage in self.place_stages:  # partition, bucket, level: each records its answer
+            if not stage.decide(ev) and not ev.stage:
+                ev.stage, ev.reason = stage.name, stage.why(ev)
+        reached = not ev.stage
         memo: dict[int, bool] = {}  # leaf answers on this file's value stats
         full_test = sf.full_test
-        reached = part_keep and d["bucket_keep"] is not False and d["level_keep"]
         if full_test is None:
             d["stats_state"] = True
         elif reached and known is not None:
@@ -647,194 +586,33 @@ class _Planner:
         else:  # no stage looks at this file's stats (or the same leaves): decoded only if someone asks
             d["stats_state"] = _LaterStatsTest(full_test, f.row_count, lf.stats, self.rules.signed_binary_compare)
         self._index(ev, sf, opened)
-        if reached:  # the value filter only matters for files that reach it
-            self._value(ev, sf, memo, None if known is None else known[1])
-        d["key_keep"] = self._key(ev, sf, reached and not (self.value_filter_enabled and not ev.value_test))
-        self._first_stage(ev, buckets)
+        if reached and self.data_filter is not None and sf.safe is not None and sf.safe_test is not None:
+            # the value filter (no conjunct safe for the schema: Paimon keeps the file, skips the index)
+            if (self.value_stats.decide(ev, sf, memo, None if known is None else known[1])
+                    and self.embedded_index is not None):
+                self.embedded_index.decide(ev)
+            if self.value_filter_enabled and not ev.value_test:
+                ev.stage, ev.reason = ev.value_stage, ev.value_reason
+        d["key_keep"] = None if self.key_stage is None else self.key_stage.decide(ev, sf, not ev.stage)
+        ev.survives_scan = not ev.stage
+        d["stats_used"] = self.value_filter_enabled
+        d["index_used_at_planning"] = bool(reached and self.value_filter_enabled and ev.index_consulted)
         return ev
 
-    def _index(self, ev: _FileEval, sf: _SchemaFilters, opened: Opened | None = None) -> None:
+    def _index(self, ev: FileEval, sf: _SchemaFilters, opened: Opened | None = None) -> None:
         """The index answer, evaluated on first use (by the value filter, the reader or the caller)."""
         d = ev.decision
         d["index_used_at_planning"] = False
-        lf = ev.lf
         location = d["index_location"]
         if location == "none":
             d["index_state"] = None
             return
         keep = location == "embedded" and self.index_at_planning and self.data_filter is not None
-        d["index_state"] = _IndexAnswer(self, sf, lf, keep, opened)
-
-    def _value(self, ev: _FileEval, sf: _SchemaFilters, memo: dict[int, bool], known: bool | None = None) -> None:
-        """The planner's value filter on this file: value stats (``known``: their answer, computed
-        already), then the embedded index."""
-        f = ev.lf.entry.file
-        if self.data_filter is None:
-            return
-        safe, safe_test = sf.safe, sf.safe_test
-        if safe is None or safe_test is None:
-            return  # no conjunct is safe for this schema: Paimon keeps the file and skips the index
-        if not (safe_test(f.row_count, ev.lf.stats, memo) if known is None else known):
-            ev.value_test, ev.value_stage = False, "stats"
-            ev.value_reason = _StatsReason(safe, f.row_count, ev.lf.stats, self.fields, memo)
-            return
-        answer = ev.decision["index_state"]
-        if isinstance(answer, _IndexAnswer) and ev.decision["index_location"] == "embedded" and self.index_at_planning:
-            ev.index_remain = answer.data_remain()
-        ev.index_consulted = ev.index_remain is not None
-        if ev.index_consulted and ev.index_remain is False:
-            ev.value_test, ev.value_stage = False, "index"
-            ev.value_reason = f"embedded index answers SKIP for {self.data_sql}"
-
-    def _key(self, ev: _FileEval, sf: _SchemaFilters, first: bool) -> bool | None:
-        """Primary-key tables: the key filter on the key stats (why it fails, when it would be the
-        first stage to remove the file: ``first``)."""
-        lf = ev.lf
-        if self.key_filter is None:
-            return None
-        safe, test = sf.safe_key, sf.safe_key_test
-        if safe is None or test is None:
-            return True
-        f = lf.entry.file
-        stats = self._key_stats.get(f.file_name)
-        if stats is None:
-            stats = self._key_stats[f.file_name] = _key_stats(lf, sf.file_keys, sf.schema, self.key_fields)
-        memo: dict[int, bool] = {}
-        if test(f.row_count, stats, memo):
-            return True
-        if first:
-            ev.key_reason = stats_reason(safe, f.row_count, stats, self.key_fields, memo) or ""
-        return False
-
-    def _first_stage(self, ev: _FileEval, buckets: frozenset[int] | None) -> None:
-        d = ev.decision
-        if ev.manifest_rejected:
-            meta = (self._rejected or {})[ev.lf.entry.manifest]
-            ev.stage, ev.reason = "partition", (
-                f"its manifest {meta.file_name} is not read: the partition stats of the manifest list "
-                f"{meta.manifest_list} fail {self.partition_sql}, though the file's partition "
-                f"{_part(d['partition'])} passes (the stats are wrong)")
-        elif not d["partition_keep"]:
-            why = self._partition_reasons.get(ev.lf.entry.partition)
-            if why is None:
-                why = self._partition_reasons[ev.lf.entry.partition] = (
-                    f"partition {_part(d['partition'])} fails {self.partition_sql}")
-            ev.stage, ev.reason = "partition", why
-        elif d["bucket_keep"] is False:
-            keys = ", ".join(self.schema.bucket_keys)
-            ev.stage, ev.reason = "bucket", (f"bucket {d['bucket']} is not among the buckets "
-                                             f"{sorted(buckets or ())} of the {keys} values")
-        elif not d["level_keep"]:
-            ev.stage, ev.reason = "level", "level-0 file: this batch scan reads only levels above 0"
-        elif self.value_filter_enabled and not ev.value_test:
-            ev.stage, ev.reason = ev.value_stage, ev.value_reason
-        elif d["key_keep"] is False:
-            ev.stage, ev.reason = "stats", "key stats: " + ev.key_reason
-        ev.survives_scan = not ev.stage
-        d["stats_used"] = self.value_filter_enabled
-        reached = d["partition_keep"] and d["bucket_keep"] is not False and d["level_keep"]
-        d["index_used_at_planning"] = bool(reached and self.value_filter_enabled and ev.index_consulted)
-
-
-#: the batches of files whose gathered stats columns a table keeps (see :meth:`_Planner.stats_masks`)
-_STATS_BATCHES_KEPT = 4
-
-
-def _batches(files: Sequence[LiveFile], positions: Iterable[int]) -> dict[int, tuple[list[int], StatsColumns]]:
-    """The files at ``positions`` grouped by schema id: (their positions, their value stats)."""
-    from .stats_vector import StatsColumns
-
-    by_schema: dict[int, list[int]] = {}
-    for k in positions:
-        by_schema.setdefault(files[k].entry.file.schema_id, []).append(k)
-    return {sid: (ks, StatsColumns([files[k].stats for k in ks], [files[k].entry.file.row_count for k in ks]))
-            for sid, ks in by_schema.items()}
+        d["index_state"] = _IndexAnswer(self, sf, ev.lf, keep, opened)
 
 
 def _sql(pred: Predicate | None) -> str:
     return "" if pred is None else pred.sql()
-
-
-def _part(values: Mapping[str, Any]) -> str:
-    return "{" + ", ".join(f"{k}={v!s}" for k, v in values.items()) + "}"
-
-
-def _key_stats(lf: LiveFile, file_keys: Sequence[DataField], file_schema: TableSchema,
-               key_fields: Sequence[DataField]) -> list[ColumnStats]:
-    f = lf.entry.file
-    try:
-        stored = decode_stats(f.key_stats, file_keys, f"{f.file_name} _KEY_STATS")
-    except PaimonLensError:
-        return [ColumnStats(None, None, None) for _ in key_fields]
-    return evolve_stats(stored, file_keys, file_schema, key_fields, f.row_count)
-
-
-def _no_overlapping(levels: Sequence[int]) -> bool:
-    return len(levels) <= 1 or (0 not in levels and len(set(levels)) == 1)
-
-
-def _whole_bucket(planner: _Planner, evals: list[_FileEval]) -> None:
-    """Primary-key tables: ``postFilterManifestEntries`` over the files left per (partition, bucket)."""
-    if not planner.pk or planner.data_filter is None:
-        return
-    groups: dict[tuple[bytes, int], list[_FileEval]] = {}
-    for ev in evals:
-        if ev.survives_scan:
-            groups.setdefault((ev.lf.entry.partition, ev.lf.entry.bucket), []).append(ev)
-    for group in groups.values():
-        if _no_overlapping([ev.lf.entry.file.level for ev in group]):
-            for ev in group:
-                ev.decision["whole_bucket_keep"] = ev.value_test
-                ev.decision["stats_used"] = True
-                if not ev.value_test:
-                    ev.stage, ev.reason = ev.value_stage, ev.value_reason
-            continue
-        if not planner.dv and planner.merge_engine in ("partial-update", "aggregation"):
-            keep = True
-        else:
-            keep = any(ev.value_test for ev in group)
-        for ev in group:
-            ev.decision["whole_bucket_keep"] = keep
-            if not keep:
-                ev.stage = "whole_bucket"
-                ev.reason = ("overlapping files: no file of this bucket passes the value filter, "
-                             "so the whole bucket is skipped")
-
-
-def _row_range_groups(planner: _Planner, evals: list[_FileEval], use_stats: bool = True) -> None:
-    """Data-evolution tables: the value filter decides row-range groups, on merged stats, without indexes.
-
-    ``DataEvolutionFileStoreScan.postFilterManifestEntries``: each group of files holding columns
-    of the same rows (:mod:`paimon_lens.metadata.row_ranges`) is kept or dropped whole by the data
-    filter tested on the group's merged stats; file indexes are not used by this scan.
-    """
-    by_file = {id(ev.lf): ev for ev in evals}
-    sf = planner._filters(planner.schema.id)
-    test = sf.safe_test
-    for group in row_range_groups([ev.lf for ev in evals]):
-        members = [by_file[id(lf)] for lf in group.files]
-        rows = (f"row ids [{group.first_row_id}, {group.last_row_id}]" if group.first_row_id is not None
-                else "a file without row ids")
-        keep, why = True, ""
-        if use_stats and planner.data_filter is not None and test is not None and sf.safe is not None:
-            stats = group_stats(planner.table, group)
-            memo: dict[int, bool] = {}
-            keep = test(group.row_count, stats, memo)
-            if not keep:
-                why = stats_reason(sf.safe, group.row_count, stats, planner.fields, memo) or ""
-        for ev in members:
-            ev.decision["row_group"] = (group.first_row_id, group.last_row_id, len(group.files)) \
-                if group.first_row_id is not None else None
-            ev.index_remain, ev.index_consulted = None, False
-            ev.value_test = keep
-            ev.value_stage = "" if keep else "stats"
-            what = f"{rows}, merged from {len(group.files)} files" if group.merged else rows
-            ev.value_reason = "" if keep else f"stats of the row-range group ({what}): {why}"
-            ev.decision["index_used_at_planning"] = False
-            if ev.stage in ("partition", "bucket", "level"):
-                continue
-            ev.stage, ev.reason = ("", "") if keep else ("stats", ev.value_reason)
-            ev.survives_scan = keep
 
 
 class _KeptReason:
@@ -843,7 +621,7 @@ class _KeptReason:
 
     __slots__ = ("_bucket_read", "_group", "_index_state", "_location", "_stats_error", "_used")
 
-    def __init__(self, ev: _FileEval) -> None:
+    def __init__(self, ev: FileEval) -> None:
         d = ev.decision
         self._bucket_read = bool(d.get("whole_bucket_keep") and not ev.value_test)
         self._group: tuple[int, int, int] | None = d.get("row_group")
@@ -907,7 +685,7 @@ class IndexAnswers:
         if self._planner is None:
             self._planner = _Planner(*self._args)
         p = self._planner
-        return _IndexAnswer(p, p._filters(lf.entry.file.schema_id), lf, False)
+        return _IndexAnswer(p, p.filters(lf.entry.file.schema_id), lf, False)
 
 
 def plan(table: SnapshotReader, predicate: Predicate | None, *, index_enabled: bool = True,
@@ -977,7 +755,7 @@ def plan_deferring(table: SnapshotReader, predicate: Predicate | None, *, index_
     with gc_paused(), signed_binary_order(rules.signed_binary_compare):
         planner = _Planner(table, predicate, index_enabled, paimon_09_bitmap_or, rules)
         known = planner.stats_masks(files) if planner.batch_stats else [None] * len(files)
-        evals: list[_FileEval | None] = []
+        evals: list[FileEval | None] = []
         removed: list[int] = []
         whole_read: list[int] = []
         check = planner.read_whole if defer else None
@@ -999,14 +777,13 @@ def plan_deferring(table: SnapshotReader, predicate: Predicate | None, *, index_
                         continue
             evals.append(planner.evaluate(lf, answer, opened))
         whole = [ev for ev in evals if ev is not None]
-        if planner.evolution_groups:
-            _row_range_groups(planner, whole, planner.rules.data_evolution_stats)
-        _whole_bucket(planner, whole)
+        for stage in planner.group_stages:  # row-range groups, whole buckets
+            stage.apply(whole)
         out = [None if ev is None else _finished(ev) for ev in evals]
     return out, (Undecided(planner, files, removed, whole_read, known) if removed or whole_read else None)
 
 
-def _finished(ev: _FileEval) -> PlanDecision:
+def _finished(ev: FileEval) -> PlanDecision:
     """The decision of a file whose planning is over."""
     d = ev.decision
     d["planned"], d["stage"] = not ev.stage, ev.stage
