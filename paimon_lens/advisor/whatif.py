@@ -737,7 +737,7 @@ def measure(table: SnapshotReader, workload: WorkloadLike, candidates: Sequence[
     sample = _sample(files, max_files, seed)
     sampled_names = {lf.entry.file.file_name for lf in sample}
     baselines = _baselines(table, wl, sampled_names)
-    from ..pruning.explain import deletion_vector_bitmaps
+    from ..pruning.read_stages import deletion_vector_bitmaps
 
     dvs = deletion_vector_bitmaps(table)
     measures = [CandidateMeasure(c) for c in cands]

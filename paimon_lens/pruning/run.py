@@ -26,6 +26,7 @@ from ..metadata.manifest import IndexFileMeta, ManifestEntry
 from ..predicate.model import Predicate
 from .explain import ExplainReport, FileVerdict, after_planning, explain, note_position, parse_query
 from .fallback import with_fallback
+from .plan_stages import Query
 from .scan import IndexAnswers, Pending
 from .versions import PaimonRules, rules_of
 
@@ -64,7 +65,7 @@ def explain_branch(table: SnapshotReader, wheres: Sequence[str | Predicate | Non
     reports = _explain_branch(table, [q[1] for q in queries], texts, engine=engine, rules=rules, truth=truth,
                               index_enabled=index_enabled)
     for report, (full, predicate, row_ranges) in zip(reports, queries):  # the whole snapshot's verdicts
-        after_planning(report, table, full, predicate, row_ranges, rules, truth, search_mode, topn)
+        after_planning(report, table, Query(full, predicate, row_ranges, truth, search_mode, topn), rules)
     return reports
 
 
