@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from ._version import __version__
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 
-def open_table(path: str, snapshot: int | str | None = None, **kwargs: object):  # type: ignore[no-untyped-def]
+def open_table(path: str | os.PathLike[str], snapshot: int | str | None = None, **kwargs: object):  # type: ignore[no-untyped-def]
     """Open a Paimon table directory; see :func:`paimon_lens.table.open_table`.
 
     ``engine="spark"`` (with ``spark=session``, or a local session created on demand) or

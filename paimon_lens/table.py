@@ -11,6 +11,7 @@ rich display, each answered by a service (:mod:`paimon_lens.snapshot_file_indexe
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -319,7 +320,8 @@ class Table(SnapshotReader):
         return self.inspect.global_index_keys(column)
 
 
-def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, tag: str | None = None,
+def open_table(path: str | os.PathLike[str], snapshot: int | str | _dt.datetime | None = None, *,
+               tag: str | None = None,
                timestamp_ms: int | None = None, storage_options: dict[str, Any] | None = None,
                progress: bool | None = None, engine: str | Engine | None = None, spark: Any = None,
                spark_master: str | None = None, branch: str | None = None,
@@ -327,7 +329,8 @@ def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, t
     """Open the Paimon table in directory ``path`` at one snapshot.
 
     Args:
-        path: table directory, local or ``s3://``/``hdfs://``/``oss://`` (needs the ``remote`` extra).
+        path: table directory (a string or a path object), local or ``s3://``/``hdfs://``/``oss://``
+            (needs the ``remote`` extra).
         snapshot: ``None``/``"latest"``, ``"earliest"``, a snapshot id, ``"tag:NAME"``, a
             ``datetime`` or ISO string (the latest snapshot committed at or before it).
         tag: select the snapshot a tag points to.
@@ -353,6 +356,7 @@ def open_table(path: str, snapshot: int | str | _dt.datetime | None = None, *, t
         TableNotFoundError: ``path`` holds no Paimon table.
         SnapshotNotFoundError: the requested snapshot does not exist or has expired.
     """
+    path = os.fspath(path)
     local, file_io, schemas, snapshots = locate(path, storage_options, path_map, branch)
     snap, schema = select_snapshot(snapshots, schemas, snapshot, tag=tag, timestamp_ms=timestamp_ms)
     try:

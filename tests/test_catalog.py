@@ -68,3 +68,13 @@ def test_cli_takes_db_table_with_a_warehouse(capsys: pytest.CaptureFixture[str])
     assert json.loads(capsys.readouterr().out)["summary"]["files"] == len(doc["files"])
     assert main(["findings", "db.nope", "--warehouse", str(JAVA)]) == 2
     assert "no table 'nope'" in capsys.readouterr().err
+
+
+def test_open_table_takes_a_path_object_as_a_string() -> None:
+    """``pathlib.Path`` is how notebooks name directories: it opens the same table as its string."""
+    from paimon_lens import open_table
+
+    here = Path(__file__).resolve().parents[1] / "data" / "events20"
+    by_path, by_str = open_table(here), open_table(str(here))
+    assert by_path.path == by_str.path and by_path.snapshot_id == by_str.snapshot_id
+    assert len(by_path.files()) == len(by_str.files())

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pyroaring import BitMap
 
 from ..errors import PaimonLensError
+from ..types import NESTED
 from .topn import TopN, file_selection, select_splits, split_groups, split_pushdown_applies
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ def apply(verdicts: list[FileVerdict], table: SnapshotReader, predicate: Predica
         names = ", ".join(table.schema.field_names)
         raise PaimonLensError(f"ORDER BY {topn.column}: no such column (columns: {names})")
     field = table.schema.field(topn.column)
+    if field.type.root in NESTED:
+        raise PaimonLensError(f"ORDER BY {topn.column}: a column of type {field.type} has no order to sort by")
     index = table.schema.field_names.index(topn.column)
     files = {lf.file.file_name: lf for lf in table.live_files()}
     notes: list[str] = []

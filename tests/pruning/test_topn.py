@@ -31,6 +31,16 @@ def test_parse() -> None:
         TopN.parse("score", -1)
 
 
+@pytest.mark.parametrize("column", ["v", "attrs"])
+def test_a_column_without_order_is_refused_by_name(column: str) -> None:
+    """VARIANT, MAP, ARRAY, ROW columns have no order: the error names the column and its type."""
+    fixtures = Path(__file__).parent.parent / "fixtures" / "pypaimon" / "warehouse" / "db.db"
+    path = fixtures / "variant_table" if column == "v" else EVENTS20
+    t = pl.open_table(path)
+    with pytest.raises(PaimonLensError, match=f"ORDER BY {column}: a column of type (VARIANT|MAP<STRING, STRING>) "):
+        t.explain(None, order_by=f"{column} DESC", limit=3, truth=True)
+
+
 @pytest.mark.parametrize("order_by", ORDERS)
 @pytest.mark.parametrize("limit", [1, 2, 5, 101])
 def test_paimon_2_0_never_loses_a_row_of_the_answer(order_by: str, limit: int) -> None:
