@@ -114,7 +114,9 @@ def select(table: SnapshotReader, predicate: Predicate | None, rules: PaimonRule
             continue
         groups = _groups(lfs, payloads.get(key, []))
         for lf in lfs:
-            mine = {fid: g for (fid, level), g in groups.items() if level == lf.file.level}
+            # the payloads built from this very file (a file only moved up to an indexed level is not a source)
+            mine = {fid: g for (fid, level), g in groups.items()
+                    if level == lf.file.level and g.source is not None and lf.file.file_name in g.source.offsets()}
             if not mine:
                 out[lf.file.file_name] = FileSelection(None, _uncovered(lf), ())
                 continue

@@ -46,12 +46,22 @@ def _source_meta(level: int, files: list[tuple[str, int]]) -> bytes:
     return out
 
 
-def with_pk_index(dst: Path, kind: str = "btree", column: str = "status", corrupt_rows: bool = False) -> Path:
-    """A copy of orders_dv20 at ``dst`` with primary-key indexes on ``column`` in a new snapshot."""
+def with_pk_index(dst: Path, kind: str = "btree", column: str = "status", corrupt_rows: bool = False,
+                  moved_to_indexed_level: bool = False) -> Path:
+    """A copy of orders_dv20 at ``dst`` with primary-key indexes on ``column`` in a new snapshot
+    (``moved_to_indexed_level``: the file only moved up a level lives at the level of its bucket's
+    compacted file, as after a later move, so that a level's index covers some of its files only)."""
     import fastavro
 
     shutil.copytree(SOURCE, dst)
     t = pl.open_table(str(dst))
+    if moved_to_indexed_level:
+        files = t.live_files()
+        moved = next(lf for lf in files if lf.file.file_source != COMPACT and lf.file.level > 0)
+        compacted = next(lf for lf in files if lf.file.file_source == COMPACT and lf.entry.bucket == moved.entry.bucket
+                         and lf.file.level > 0)
+        _set_level(dst, moved.file.file_name, compacted.file.level)
+        t = pl.open_table(str(dst))
     field = t.schema.field(column)
     by_level: dict[tuple[bytes, int, int], list[Any]] = defaultdict(list)
     for lf in t.live_files():
@@ -96,6 +106,47 @@ def with_pk_index(dst: Path, kind: str = "btree", column: str = "status", corrup
     (dst / "snapshot" / f"snapshot-{snap['id']}").write_text(json.dumps(snap))
     (dst / "snapshot" / "LATEST").write_text(str(snap["id"]))
     return dst
+
+
+def _set_level(table_dir: Path, file_name: str, level: int) -> None:
+    """Rewrite the copy's manifests so that ``file_name`` lives at ``level`` (sizes in the manifest
+    lists and the snapshot follow)."""
+    import fastavro
+
+    def rewrite(path: Path, change: Any) -> bool:
+        with open(path, "rb") as fh:
+            reader = fastavro.reader(fh)
+            schema, records = reader.writer_schema, list(reader)
+        if not any([change(r) for r in records]):  # every record is changed, not only the first
+            return False
+        with open(path, "wb") as fh:
+            fastavro.writer(fh, schema, records)
+        return True
+
+    def move(rec: dict[str, Any]) -> bool:
+        hit = rec["_FILE"]["_FILE_NAME"] == file_name
+        if hit:
+            rec["_FILE"]["_LEVEL"] = level
+        return bool(hit)
+
+    manifests = table_dir / "manifest"
+    sizes = {p.name: p.stat().st_size for p in manifests.glob("manifest-*")
+             if not p.name.startswith("manifest-list") and rewrite(p, move)}
+    assert sizes, file_name
+
+    def resize(rec: dict[str, Any]) -> bool:
+        size = sizes.get(rec["_FILE_NAME"])
+        if size is not None:
+            rec["_FILE_SIZE"] = size
+        return size is not None
+
+    lists = {p.name: p.stat().st_size for p in manifests.glob("manifest-list-*") if rewrite(p, resize)}
+    for snap_path in (table_dir / "snapshot").glob("snapshot-*"):
+        snap = json.loads(snap_path.read_text())
+        for key in ("baseManifestList", "deltaManifestList", "changelogManifestList"):
+            if snap.get(key) in lists and f"{key}Size" in snap:
+                snap[f"{key}Size"] = lists[snap[key]]
+        snap_path.write_text(json.dumps(snap))
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +209,24 @@ def test_bitmap_kind_and_older_releases(tmp_path: Path) -> None:
     assert t.explain("status = 'SHIPPED'").summary()["primary_key_index"]["files_indexed"] == 2
     old = pl.open_table(str(tmp_path / "orders"), paimon_version="1.4").explain("status = 'SHIPPED'")
     assert "primary_key_index" not in old.summary()
+
+
+@pytest.mark.parametrize("where", ["status = 'NEW'", "status IN ('CANCELLED', 'PAID')", "status IS NOT NULL"])
+def test_file_moved_up_to_an_indexed_level_is_read_whole(tmp_path: Path, where: str) -> None:
+    """A level's index covers the files it was built from; a file that reached the level later
+    without a compaction (APPEND source) is not among its sources and is read whole, whatever the
+    index says of the row ordinals it would map to (paimon-cpp's primary-key sorted index scan keys
+    the payloads by source file name)."""
+    t = pl.open_table(str(with_pk_index(tmp_path / "orders", moved_to_indexed_level=True)))
+    levels = {(lf.entry.bucket, lf.file.level) for lf in t.live_files() if lf.file.file_source != COMPACT}
+    assert len(levels) == 1 and next(iter(levels))[1] == 4  # beside the compacted level-4 file
+    cov = t.global_index_coverage()
+    moved = cov[cov["status"] == "uncovered"]
+    assert len(moved) == 1 and "only moved up a level" in moved.iloc[0]["reason"]
+    r = t.explain(where, truth=True)
+    s = r.summary()
+    assert s["skipped_files_with_match"] == 0
+    assert s["matching_rows"] == pl.open_table(str(SOURCE)).explain(where, truth=True).summary()["matching_rows"]
+    v = next(x for x in r.files if x.file_name == moved.iloc[0]["data_file"])
+    assert v.stage != "primary-key index" and v.index_selected_rows != 0
+    assert s["primary_key_index"]["files_indexed"] == 2 and s["primary_key_index"]["files_read_whole"] >= 1
