@@ -160,7 +160,8 @@ GLOBAL_INDEX_COLUMNS = {
     "metric": "vector index: distance metric",
     "vectors": "vector index: vectors in the file (from its header)",
     "documents": "full-text index: documents in the file (from its header)",
-    "index_options": "vector / full-text index: options stored in _INDEX_META",
+    "index_options": "vector / full-text / es-index: what _INDEX_META stores (options; es-index: its fields, "
+                     "their configs, its Lucene files)",
     "payload": "decoded (keys and rows read), header (only the header is read: a native library reads the rest) "
                "or not decoded",
     "error": "why (part of) the file or its metadata could not be read, if it could not",

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from .errors import PaimonLensError
 from .formats.global_index.bitmap import BitmapGlobalIndex, LegacyBitmapGlobalIndex
 from .formats.global_index.btree import BTreeIndex
+from .formats.global_index.es_meta import INDEX_TYPE as ES_INDEX
+from .formats.global_index.es_meta import ESIndexMeta, read_es_index_meta
 from .formats.global_index.keys import KEYABLE
 from .formats.global_index.meta import (
     SORTED_TYPES,
@@ -83,6 +85,21 @@ class GlobalIndexFile:
     added_before_retained: bool = False
     """The file is in the oldest retained snapshot too: it was added then or earlier."""
     error: str | None = None
+
+
+def es_index_options(meta: ESIndexMeta) -> dict[str, Any]:
+    """What an ``es-index`` file's ``_INDEX_META`` says, JSON-ready: the indexed columns and their
+    types, each field's index configuration, and the Lucene files of the archive."""
+    return {
+        "meta_version": meta.version,
+        "indexed_fields": [{"name": n, "type": t} for n, t in meta.indexed_fields],
+        "field_configs": {name: {"index_type": c.index_type, "algorithm": c.algorithm, "dimension": c.dimension,
+                                 "metric": c.metric, "analyzer": c.analyzer, "scalar_type": c.scalar_type,
+                                 "algorithm_params": dict(c.algorithm_params)}
+                          for name, c in meta.field_configs.items()},
+        "lucene_files": len(meta.files),
+        "lucene_bytes": sum(entry.length for entry in meta.files.values()),
+    }
 
 
 def _field(table: SnapshotReader, field_id: int) -> DataField | None:
@@ -149,6 +166,11 @@ def _describe(table: SnapshotReader, e: IndexFileMeta, added: tuple[int | None, 
     elif gi.index_meta is not None and (e.index_type in VECTOR_TYPES or e.index_type == "full-text"):
         try:
             facts["index_options"] = read_json_meta(gi.index_meta, where)
+        except PaimonLensError as ex:
+            errors.append(str(ex))
+    elif gi.index_meta is not None and e.index_type == ES_INDEX:
+        try:
+            facts["index_options"] = es_index_options(read_es_index_meta(gi.index_meta, where))
         except PaimonLensError as ex:
             errors.append(str(ex))
     if gi.is_primary_key_index:

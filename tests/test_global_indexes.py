@@ -149,3 +149,45 @@ def test_expired_build_snapshot_is_said_not_guessed(tmp_path: Path) -> None:
     k = pl.open_table(str(dst)).global_index_coverage()
     k = k[k["column"] == "k"]
     assert "stale" not in set(k["status"]) and k["reason"].str.contains("is unknown").sum() == 2
+
+
+def test_es_index_meta_is_in_the_inventory(tmp_path: Path) -> None:
+    """An ``es-index`` file (Lucene archive, Paimon 2.0) shows what its ``_INDEX_META`` says: the indexed
+    columns, their configurations and the archive's files; its payload is not decoded; a meta that
+    does not parse is an error on its row naming the field."""
+    import shutil
+
+    import fastavro
+
+    from paimon_lens.formats.global_index.es_meta import ESFieldConfig
+    from paimon_lens.writer.avro import INDEX_MANIFEST_SCHEMA, avro_bytes
+    from tests.formats.test_es_meta import encode
+
+    dst = tmp_path / "gi_basic"
+    shutil.copytree(GLOBAL / "warehouse" / "db.db" / "gi_basic", dst)
+    t = pl.open_table(str(dst))
+    snap_path = dst / "snapshot" / f"snapshot-{t.snapshot_id}"
+    snap = json.loads(snap_path.read_text())
+    with open(dst / "manifest" / snap["indexManifest"], "rb") as fh:
+        records = list(fastavro.reader(fh))
+    name = t.schema.field("name")
+    configs = {"name": ESFieldConfig("FULLTEXT", None, 0, None, "STANDARD", None, {}),
+               "name.keyword": ESFieldConfig("KEYWORD", None, 0, None, None, None, {})}
+    meta = encode(2, [("name", "STRING")], configs, {"_0.cfs": (26, 300), "segments_1": (340, 120)})
+    template = next(r for r in records if r["_GLOBAL_INDEX"] is not None)
+    for file_name, index_meta in (("es-index-good.index", meta), ("es-index-bad.index", meta[:-3])):
+        (dst / "index" / file_name).write_bytes(b"\0" * 500)
+        records.append({**template, "_INDEX_TYPE": "es-index", "_FILE_NAME": file_name, "_FILE_SIZE": 500,
+                        "_GLOBAL_INDEX": {**template["_GLOBAL_INDEX"], "_INDEX_FIELD_ID": name.id,
+                                          "_INDEX_META": index_meta}})
+    (dst / "manifest" / snap["indexManifest"]).write_bytes(avro_bytes(INDEX_MANIFEST_SCHEMA, records))
+    frame = pl.open_table(str(dst)).global_indexes().set_index("file_name")
+    good, bad = frame.loc["es-index-good.index"], frame.loc["es-index-bad.index"]
+    assert good["column"] == "name" and good["payload"] == "not decoded" and not isinstance(good["error"], str)
+    options = good["index_options"]
+    assert options["indexed_fields"] == [{"name": "name", "type": "STRING"}]
+    assert options["field_configs"]["name"]["analyzer"] == "STANDARD"
+    assert set(options["field_configs"]) == {"name", "name.keyword"}
+    assert options["lucene_files"] == 2 and options["lucene_bytes"] == 420
+    assert bad["index_options"] is None and "es-index-bad.index" in bad["error"]
+    assert "at byte 169: bad _INDEX_META.files[1].length" in bad["error"]  # the file, the offset, the field

@@ -15,8 +15,9 @@ What can be read without those libraries (all little-endian unless stated):
   (metric: 0 l2, 1 inner product, 2 cosine; ``apache/paimon-vector-index`` 0.3/0.4)
 * ``full-text`` ``8 bytes "PFTIDX01" | u32 BE version | u32 BE header_length | header JSON``
   (``{"metadata": {"config": ..., "document_count": n, "tantivy_version": ...}, "files": [...]}``)
-* ``lumina`` (a closed-source library's dump) and ``es-index`` (Lucene files) have no header this
-  module reads; their ``_INDEX_META`` says what the index holds.
+* ``lumina`` (a closed-source library's dump) and ``es-index`` (an archive of Lucene files) have no
+  header this module reads; their ``_INDEX_META`` says what the index holds (``es-index``:
+  :mod:`.es_meta`).
 """
 
 from __future__ import annotations
