@@ -285,3 +285,38 @@ def test_manifest_row_count_beyond_the_data_file(tmp_path: Path) -> None:
         verdict = next(f for f in report.files if f.file_name == victim)
         assert verdict.error and "manifest _ROW_COUNT" in verdict.error, where
         assert report.summary()["files_with_errors"] == 1
+
+
+@pytest.mark.parametrize("where", ["order_id > 0", "order_id < 0"])
+def test_unreadable_deletion_vector_is_never_counted_as_nothing_deleted(tmp_path: Path, where: str) -> None:
+    """A file whose deletion vector cannot be read keeps the deleted-row count the index manifest
+    records (not 0), has no ground truth (not every row counted as a match), is named in the notes
+    whether it is read or skipped, and the summary says it is partial. A vector no answer needs (no
+    truth, its file not planned) is not read, and its file is no error."""
+    table = _copy(ORDERS_DV, tmp_path)
+    t = pl.open_table(str(table))
+    entry = next(e for e in t.index_entries() if e.deletion_vectors)
+    recorded = {dv.data_file: dv.cardinality for dv in entry.deletion_vectors}
+    plain = {f.file_name: f for f in t.explain(where, truth=True).files}
+    _grow(table / "index" / entry.file_name, 100)
+    for truth in (False, True):
+        r = pl.open_table(str(table)).explain(where, truth=truth)
+        s = r.summary()
+        for f in r.files:
+            if f.file_name not in recorded:
+                continue
+            assert f.deleted_rows == recorded[f.file_name] > 0, f.file_name
+            if not (truth or f.planned):
+                assert f.error is None
+                continue
+            assert f.error and "deletion vector could not be read" in f.error
+            assert any(n.startswith(f.file_name) and "deletion vector could not be read" in n for n in r.notes)
+            if truth:
+                assert f.matching_rows is None and f.matching_positions is None
+        needed = truth or any(f.planned for f in r.files if f.file_name in recorded)
+        assert s["partial"] == needed and (s["files_with_errors"] >= len(recorded)) == needed
+        if truth:
+            unread = [n for n in recorded if n in plain]
+            assert s["truth_unavailable_files"] == len(unread)
+            assert s["matching_rows"] == sum(f.matching_rows or 0 for n, f in plain.items() if n not in recorded)
+    assert not pl.open_table(str(ORDERS_DV)).explain(where).summary()["partial"]

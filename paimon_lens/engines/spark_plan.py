@@ -253,9 +253,9 @@ class PartialsParam:
 # ---- sums of summaries ---------------------------------------------------------------------------
 
 def add_summaries(a: Any, b: Any, where: str = "summary") -> Any:
-    """``a + b`` of two summaries of disjoint files: integers summed, dicts by key, lists item by
-    item; strings (stage labels) must agree. Anything else cannot be summed and is refused (the
-    summary would be wrong)."""
+    """``a + b`` of two summaries of disjoint files: integers summed, dicts by key (``partial``: either
+    is), lists item by item; strings (stage labels) must agree. Anything else cannot be summed and is
+    refused (the summary would be wrong)."""
     if isinstance(a, bool) or isinstance(b, bool):
         raise PaimonLensError(f"{where}: a boolean cannot be summed over tasks")
     if isinstance(a, int) and isinstance(b, int):
@@ -267,6 +267,9 @@ def add_summaries(a: Any, b: Any, where: str = "summary") -> Any:
     if isinstance(a, dict) and isinstance(b, dict):
         out = dict(a)
         for k, v in b.items():
+            if k == "partial" and isinstance(v, bool) and isinstance(out.get(k, False), bool):
+                out[k] = out.get(k, False) or v  # partial over any task's files: partial over all
+                continue
             out[k] = add_summaries(out[k], v, f"{where}.{k}") if k in out else v
         return out
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):

@@ -311,8 +311,10 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
             out.write(f"  {row['stage']:<28} {row['files']:>6} files {_human_bytes(row['bytes']):>10} "
                       f"{row['rows']:>10} rows\n")
         if report.truth:
+            unknown = s.get("truth_unavailable_files")
             out.write(f"  truth: {s['matching_rows']} matching rows in {s['matching_files']} files; "
-                      f"{s['read_files_without_match']} files read for nothing\n")
+                      f"{s['read_files_without_match']} files read for nothing"
+                      + (f" (partial: no truth for {unknown} files, see the notes)" if unknown else "") + "\n")
         gi = s.get("global_index")
         if gi is not None and report.truth and gi.get("matching_rows_not_returned"):
             ids = gi["not_returned_row_ids"]

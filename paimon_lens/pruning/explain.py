@@ -267,11 +267,14 @@ class ExplainReport:
             "funnel": self.funnel(complete),
             "files_with_errors": sum(1 for f in files if f.error),
         }
+        out["partial"] = out["files_with_errors"] > 0  # a total here depends on something not read
         if self.truth:
             out["matching_files"] = sum(1 for f in files if f.matching_rows)
             out["matching_rows"] = sum(f.matching_rows or 0 for f in files)
-            out["read_files_without_match"] = sum(1 for f in read if not f.matching_rows)
+            out["read_files_without_match"] = sum(1 for f in read if f.matching_rows == 0)
             out["skipped_files_with_match"] = sum(1 for f in files if not f.read and f.matching_rows)
+            # files whose truth could not be computed (their matches are missing from the counts above)
+            out["truth_unavailable_files"] = sum(1 for f in files if f.matching_positions is None and f.error)
         if self.global_index is not None:
             from .global_index_stage import summary_fields
 
@@ -357,11 +360,13 @@ class ExplainReport:
                 "index_selected_rows": f.index_selected_rows, "dv_removed_rows": f.dv_removed_rows,
             })
         frame = LensFrame(rows, columns=list(EXPLAIN_COLUMNS))
-        if rows:  # ints, None where no bitmap selects (not floats with NaN)
+        if rows:  # ints, None where no bitmap selects or a count is unknown (not floats with NaN)
             import pandas as pd
 
-            frame["index_selected_rows"] = pd.Series([r["index_selected_rows"] for r in rows], index=frame.index,
-                                                     dtype=object)
+            for column in ("index_selected_rows", "deleted_rows"):
+                values = [r[column] for r in rows]
+                if column == "index_selected_rows" or None in values:
+                    frame[column] = pd.Series(values, index=frame.index, dtype=object)
         return frame
 
     def _repr_html_(self) -> str | None:

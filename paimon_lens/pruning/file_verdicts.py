@@ -16,7 +16,7 @@ from pyroaring import BitMap
 from ..errors import PaimonLensError
 from ..formats.result import BitmapIndexResult
 from ..predicate.model import Predicate
-from .read_stages import group_dv, groups_by_file, needed_deletion_vectors, read_file
+from .read_stages import group_dv, groups_by_file, needed_deletion_vectors, read_file, recorded_deletion_counts
 from .verdict import FileVerdict
 
 if TYPE_CHECKING:
@@ -89,16 +89,29 @@ class FileReader:
         self.table, self.predicate, self.truth, self.index_enabled, self.rules = (
             table, predicate, truth, index_enabled, rules)
         self.dvs, self.dv_errors, self.dv_counts = dvs, dv_errors, dv_counts
+        # the deleted-row counts the index manifest records (None: not recorded), for unreadable vectors
+        self.recorded = recorded_deletion_counts(table) if dv_errors else {}
         self.groups = groups_by_file(table)
         self.external_only = not rules.read_embedded_index  # 0.9: the reader consults external index files only
         self.no_pk_index = table.is_primary_key_table and not rules.pk_file_index  # 0.9: none on primary-key tables
+
+    def deleted_rows(self, name: str, dv: BitMap | None) -> int | None:
+        """Rows the deletion vector of data file ``name`` deletes: counted in ``dv``, else those the index
+        manifest records (an unreadable vector: None when it records none, never 0)."""
+        if dv is not None:
+            return len(dv)
+        if name in self.dv_errors:
+            count = self.recorded.get(name)
+            return None if count is None else int(count)
+        return self.dv_counts.get(name, 0) if self.dv_counts else 0
 
     def verdict(self, lf: LiveFile, d: PlanDecision, notes: list[str]) -> FileVerdict:
         """The verdict of ``lf`` planned as ``d`` (what it has to say appended to ``notes``)."""
         truth, dvs, dv_counts = self.truth, self.dvs, self.dv_counts
         f = lf.entry.file
         dv = dvs.get(f.file_name)
-        if not d.planned and not truth:
+        dv_error = self.dv_errors.get(f.file_name) if self.dv_errors else None
+        if not d.planned and not truth and dv_error is None:
             state = getattr(d.index_state, "computed", None)
             if state is None or state[1] is None:  # pruned at planning, nothing to say: the short way
                 return pruned_verdict(lf, d, dvs, dv_counts)
@@ -128,9 +141,9 @@ class FileReader:
         state = getattr(d.index_state, "computed", None)  # errors of answers already computed only
         if state is not None and state[1] is not None:
             errors.append(f"index could not be read ({state[1]}): counted as REMAIN, it cannot rule the file out")
-        dv_error = dv_errors.get(f.file_name)
-        if dv_error is not None and read:
-            errors.append(f"deletion vector could not be read ({dv_error}): its deleted rows are not subtracted")
+        if dv_error is not None:
+            errors.append(f"deletion vector could not be read ({dv_error})"
+                          + (": its deleted rows are not subtracted" if read else ""))
         if errors:
             notes.extend(f"{f.file_name}: {e}" for e in errors)
         match = live = None
@@ -138,6 +151,10 @@ class FileReader:
             anchor = group.anchor.entry.file.file_name
             flags.append(f"row ids [{group.first_row_id}, {group.last_row_id}] are merged from "
                          f"{len(group.files)} files: their matching rows are counted on {anchor}")
+        elif truth and (dv_error is not None or (group is not None and group.merged and any(
+                g.entry.file.file_name in dv_errors for g in group.files))):
+            notes.append(f"{f.file_name}: ground truth unavailable: the deletion vector of its rows could not be read")
+            errors.append("the ground truth needs the deletion vector of its rows, which could not be read")
         elif truth:
             try:
                 if group is not None and group.merged:
@@ -162,8 +179,7 @@ class FileReader:
             row_count=f.row_count, file_size=f.file_size, index_location=d.index_location,
             partition_keep=d.partition_keep, bucket_keep=d.bucket_keep,
             stats_used=d.stats_used, decision=d, planned=d.planned, read=read,
-            deleted_rows=len(dv) if dv is not None else dv_counts.get(f.file_name, 0) if dv_counts else 0,
-            rows_after_dv=rows,
+            deleted_rows=self.deleted_rows(f.file_name, dv), rows_after_dv=rows,
             stage=stage, reason=reason, matching_positions=match, matching_live_positions=live,
             flags=tuple(flags), error="; ".join(errors) or None, branch=None,
             index_selected_rows=selected, dv_removed_rows=removed,
@@ -181,6 +197,10 @@ def verdicts(table: SnapshotReader, predicate: Predicate | None, decisions: dict
     wanted = None if truth else {name for name, d in decisions.items() if d.planned}
     dvs, dv_errors, dv_counts = needed_deletion_vectors(table, wanted, files)
     stage = FileReader(table, predicate, truth, index_enabled, rules, dvs, dv_errors, dv_counts)
+    if dv_errors and undecided is not None:  # a file with an unreadable vector has something to say: decided now
+        for k in [k for k in undecided.positions if files[k].entry.file.file_name in dv_errors]:
+            undecided.positions.remove(k)
+            decisions[files[k].entry.file.file_name] = undecided.decision(k)
     verdicts: list[FileVerdict | None] = [None] * len(files)
     notes: list[str] = []
     deferred = frozenset(()) if undecided is None else frozenset(

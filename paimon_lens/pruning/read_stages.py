@@ -125,6 +125,15 @@ def _bitmaps(infos: Any) -> dict[str, BitMap]:
     return out
 
 
+def recorded_deletion_counts(table: SnapshotReader) -> dict[str, int | None]:
+    """The deleted-row count the index manifest records per data file with a deletion vector (None:
+    not recorded, as before Paimon 1.0)."""
+    from ..snapshot_deletion_vectors import DELETION_VECTORS
+
+    return {dv.data_file: dv.cardinality for e in table.index_entries() if e.index_type == DELETION_VECTORS
+            for dv in e.deletion_vectors or ()}
+
+
 def deletion_vector_errors(table: SnapshotReader) -> dict[str, str]:
     """Why the deletion vector of a data file could not be read, per data file name."""
     if not table.index_entries():

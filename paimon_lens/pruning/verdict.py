@@ -32,8 +32,9 @@ class FileVerdict:
     decision: PlanDecision = field(repr=False, compare=False)
     planned: bool
     read: bool
-    deleted_rows: int
-    """Rows the file's deletion vector marks deleted (all of them, selected by an index or not)."""
+    deleted_rows: int | None
+    """Rows the file's deletion vector marks deleted (all of them, selected by an index or not); for a
+    vector that could not be read, the count the index manifest records, None when it records none."""
     rows_after_dv: int
     stage: str  # first stage that removed the file, "" if it is read
     reason: str
