@@ -14,7 +14,9 @@ the answer, partial or failed, is dropped:
 * a table opened at the latest snapshot moves to the newest one (a
   :class:`SnapshotMovedWarning` says so) and the method runs once more;
 * a table opened at a given snapshot, or a second expiry, raises
-  :class:`~paimon_lens.errors.SnapshotNotFoundError` ("snapshot N expired while it was read").
+  :class:`~paimon_lens.errors.SnapshotNotFoundError` ("snapshot N expired while it was read"); what
+  was read of the snapshot is dropped and every later call raises the same (a pinned table) or
+  moves on (a table that follows the latest snapshot), never answering from partial reads.
 
 So an answer is always the answer for the snapshot the table then names. Files missing from a
 snapshot that still exists are what they are: per-file errors, or the error of the metadata
@@ -56,6 +58,11 @@ class SnapshotSource(Protocol):
 
     def move_to_latest(self) -> None: ...
 
+    def forget_snapshot(self, expired: SnapshotNotFoundError) -> None: ...
+
+    @property
+    def snapshot_expired(self) -> SnapshotNotFoundError | None: ...
+
 #: How long a reader waits for the snapshot file of a snapshot whose files went missing to be
 #: deleted too, when a newer snapshot exists (an expiration deletes snapshot files last).
 EXPIRY_WAIT_SECONDS = 2.0
@@ -83,6 +90,11 @@ def run_consistently(table: SnapshotSource, op: Callable[[], T]) -> T:
     """
     if table._consistency_depth:
         return op()
+    gone = table.snapshot_expired
+    if gone is not None:  # known expired: nothing read of it can be trusted, nothing more can be read
+        if not table.follows_latest:
+            raise SnapshotNotFoundError(str(gone))
+        _move(table, gone)
     table._consistency_depth += 1
     try:
         for attempt in (0, 1):
@@ -94,6 +106,7 @@ def run_consistently(table: SnapshotSource, op: Callable[[], T]) -> T:
                 if expired is None:
                     raise
                 if attempt or not table.follows_latest:
+                    table.forget_snapshot(expired)
                     raise expired from e
                 _move(table, expired)
                 continue
@@ -101,6 +114,7 @@ def run_consistently(table: SnapshotSource, op: Callable[[], T]) -> T:
             if expired is None:
                 return result
             if attempt or not table.follows_latest:
+                table.forget_snapshot(expired)
                 raise expired
             _move(table, expired)
         raise AssertionError("unreachable")  # pragma: no cover

@@ -36,10 +36,10 @@ def _rows(k: int) -> pa.Table:
     return pa.table({"id": pa.array(ids, pa.int64()), "country": [("DE", "FR", "US")[i % 3] for i in ids]})
 
 
-def _create(path: Path) -> TableWriter:
+def _create(path: Path, **options: str) -> TableWriter:
     schema = pa.schema([("id", pa.int64()), ("country", pa.string())])
     return TableWriter.create(path, schema, options={"file-index.bitmap.columns": "country",
-                                                     "manifest.merge-min-count": "3"})
+                                                     "manifest.merge-min-count": "3", **options})
 
 
 def _commit(w: TableWriter, k: int) -> None:
@@ -162,3 +162,39 @@ def test_reader_while_a_writer_commits_and_expires(tmp_path: Path) -> None:
     assert answers > 5, (answers, clean_errors, moves)
     assert moves > 0, "no read was overtaken by an expiry: the race this test is about did not happen"
     print(f"{last} commits; {answers} answers, {moves} moves to a newer snapshot, {clean_errors} clean errors")
+
+
+def _dv_files(path: Path, snapshot_id: int) -> set[str]:
+    """The deletion-vector index files snapshot ``snapshot_id`` uses."""
+    t = pl.open_table(str(path), snapshot=snapshot_id)
+    return {e.file_name for e in t.index_entries() if e.deletion_vectors}
+
+
+def test_pinned_snapshot_never_answers_from_what_was_read_before_it_expired(tmp_path: Path) -> None:
+    """A pinned table whose snapshot expires (its deletion-vector file deleted as Paimon's expiry
+    deletes what no retained snapshot uses) raises, and raises again: the second call does not answer
+    from the first one's partial reads (deletion vectors that "could not be read")."""
+    import pyarrow.compute as pc
+
+    path = tmp_path / "t"
+    w = _create(path, **{"deletion-vectors.enabled": "true"})
+    for k in range(1, 4):
+        _commit(w, k)
+    deleted_at = w.delete(lambda rows: pc.less(rows["id"], 30))
+    assert deleted_at == 4
+    t = pl.open_table(str(path), snapshot=4)
+    assert len(t.live_files()) == FILES_PER_COMMIT * 3  # its manifests are read
+    old = _dv_files(path, 4)
+    w.delete(lambda rows: pc.less(rows["id"], 50))  # a new deletion-vector file replaces the old one
+    _commit(w, 6)
+    w.expire_snapshots(retain_last=1)
+    for name in old - _dv_files(path, 6):
+        (path / "index" / name).unlink()
+    for _ in range(2):
+        with pytest.raises(SnapshotNotFoundError, match="snapshot 4 expired while it was read"):
+            t.explain(WHERE, truth=True)
+    with pytest.raises(SnapshotNotFoundError, match="snapshot 4 expired"):
+        t.deletion_vectors()
+    latest = pl.open_table(str(path))
+    rows = ROWS * 4 - 50  # commits 1-3 and 6, ids below 50 deleted
+    assert latest.snapshot_id == 6 and latest.explain(WHERE, truth=True).summary()["matching_rows"] == rows

@@ -161,6 +161,7 @@ class SnapshotReader:
 
     def _forget(self) -> None:
         """Drop what was read of the snapshot (not the manifest caches: files never change)."""
+        self._expired: SnapshotNotFoundError | None = None
         self._live: list[ManifestEntry] | None = None
         self._files: list[LiveFile] | None = None
         self._index_entries: list[IndexFileMeta] | None = None
@@ -192,6 +193,17 @@ class SnapshotReader:
         """Paths the table's reads found missing so far (see :mod:`paimon_lens.consistency`)."""
         missing: list[str] = getattr(self.file_io, "missing", [])
         return missing
+
+    @property
+    def snapshot_expired(self) -> SnapshotNotFoundError | None:
+        """Why the snapshot can no longer be read (it expired while it was read), None while it can."""
+        return self._expired
+
+    def forget_snapshot(self, expired: SnapshotNotFoundError) -> None:
+        """The snapshot expired while it was read: drop what was read of it (partial, possibly with
+        errors that are the expiry's) and remember why (see :mod:`paimon_lens.consistency`)."""
+        self._forget()
+        self._expired = expired
 
     def move_to_latest(self) -> None:
         """Read the newest snapshot (and schema) from now on, listing them afresh."""
