@@ -19,6 +19,7 @@ import warnings
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401 (pa.compute)
 import pytest
 
 import paimon_lens as pl
@@ -198,3 +199,53 @@ def test_pinned_snapshot_never_answers_from_what_was_read_before_it_expired(tmp_
     latest = pl.open_table(str(path))
     rows = ROWS * 4 - 50  # commits 1-3 and 6, ids below 50 deleted
     assert latest.snapshot_id == 6 and latest.explain(WHERE, truth=True).summary()["matching_rows"] == rows
+
+
+def _partitioned(path: Path) -> TableWriter:
+    schema = pa.schema([("id", pa.int64()), ("country", pa.string())])
+    return TableWriter.create(path, schema, partition_keys=["country"], options={"manifest.merge-min-count": "3"})
+
+
+@pytest.mark.parametrize("moved_first", [False, True])
+def test_lazily_listed_files_are_of_the_explanations_snapshot(tmp_path: Path, moved_first: bool) -> None:
+    """An explanation with a partition filter lists the other partitions' files on first use: at its
+    own snapshot, or not at all (its snapshot expired), never at the snapshot the table moved to."""
+    path = tmp_path / "t"
+    w = _partitioned(path)
+    for k, country in enumerate(("DE", "FR", "US"), 1):  # a manifest per partition: DE's alone is read
+        assert w.commit(_rows(k).filter(pa.compute.equal(_rows(k)["country"], country))) == k
+    t = pl.open_table(str(path))
+    r = t.explain("country = 'DE'")
+    assert r.snapshot_id == 3 and not r.complete and r.skipped_manifests
+    for k in range(4, 8):
+        _commit(w, k)
+    w.expire_snapshots(retain_last=1)
+    if moved_first:
+        with pytest.warns(SnapshotMovedWarning):
+            t.files()
+        assert t.snapshot_id == 7
+    with pytest.raises(SnapshotNotFoundError, match="snapshot 3"):
+        r.files  # noqa: B018
+    with pytest.raises(SnapshotNotFoundError, match="snapshot 3"):
+        r.to_dict()
+    again = t.explain("country = 'DE'")  # a new explanation answers at the newest snapshot
+    assert again.snapshot_id == 7 == t.snapshot_id and len(again.files) == len(pl.open_table(str(path)).files())
+
+
+def test_lazily_listed_files_of_a_live_snapshot_are_listed_after_the_table_moved(tmp_path: Path) -> None:
+    """The table moved on (its snapshot expired) but the explanation's snapshot is still readable
+    through a tag: the other partitions' files are listed at the explanation's snapshot."""
+    path = tmp_path / "t"
+    w = _partitioned(path)
+    for k in range(1, 4):
+        _commit(w, k)
+    t = pl.open_table(str(path))
+    r = t.explain("country = 'DE'")
+    want = [f.file_name for f in pl.open_table(str(path), snapshot=3).explain("country = 'DE'").files]
+    w.tag("keep", 3)
+    for k in range(4, 8):
+        _commit(w, k)
+    w.expire_snapshots(retain_last=1)
+    t.move_to_latest()
+    assert t.snapshot_id == 7
+    assert [f.file_name for f in r.files] == want and r.snapshot_id == 3

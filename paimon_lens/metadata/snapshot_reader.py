@@ -275,6 +275,12 @@ class SnapshotReader:
         return self._derive(snap, schema, self.schema_manager, self.snapshot_manager,
                             is_latest(snapshot, **kwargs))
 
+    def pinned(self: R, snapshot: Snapshot | None, schema: TableSchema) -> R:
+        """The same table reading ``snapshot`` (an object read before, e.g. by a report) with ``schema``,
+        pinned to it (an expiry raises), sharing this object's manifest cache; its snapshot file need
+        not exist any more (a tag may keep its files)."""
+        return self._derive(snapshot, schema, self.schema_manager, self.snapshot_manager, False)
+
     def handle(self) -> ReaderHandle:
         """What another process needs to rebuild this reader (see :class:`ReaderHandle`)."""
         return ReaderHandle(self.path, self.file_io, self.snapshot, self.schema, self.schema_manager,

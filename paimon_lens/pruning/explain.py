@@ -40,9 +40,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from ..errors import PaimonLensError
+from ..errors import PaimonLensError, SnapshotNotFoundError
 from ..formats.result import first_positions
 from ..frame_columns import EXPLAIN_COLUMNS
 from ..metadata.gc_pause import gc_paused
@@ -69,6 +69,8 @@ if TYPE_CHECKING:
 
 _STAGE_ORDER = {stage: i for i, stage in enumerate(STAGES)}
 
+
+T = TypeVar("T")
 
 
 class ExplainReport:
@@ -108,9 +110,11 @@ class ExplainReport:
         self.truth = truth
         self._notes: list[str] = [] if notes is None else notes
         self.snapshot_id = table.snapshot_id if snapshot_id is None else snapshot_id
+        # what the lazily listed files are read from: this snapshot, whatever the table reads later
+        self._source = (table.snapshot, table.schema) if self.snapshot_id == table.snapshot_id else None
         self.rules: PaimonRules = rules or rules_of(table)
         self.skipped_manifests: list[ManifestFileMeta] = []
-        self._rest: Callable[[list[FileVerdict]], tuple[list[FileVerdict], list[str]]] | None = None
+        self._rest: Callable[[SnapshotReader, list[FileVerdict]], tuple[list[FileVerdict], list[str]]] | None = None
         # the files the value stats remove: their verdicts are built on first use of the files
         self._later: tuple[UndecidedVerdicts, list[FileVerdict | None]] | None = None
         self.global_index: GlobalIndexSelection | None = None
@@ -164,10 +168,10 @@ class ExplainReport:
         """Every live file has its verdict (the removed partitions' files were listed)."""
         return self._rest is None
 
-    def _defer(self, rest: Callable[[list[FileVerdict]], tuple[list[FileVerdict], list[str]]],
+    def _defer(self, rest: Callable[[SnapshotReader, list[FileVerdict]], tuple[list[FileVerdict], list[str]]],
                skipped: list[ManifestFileMeta]) -> None:
-        """List the remaining files with ``rest(candidate verdicts) -> (every verdict in order, every
-        note)`` on first use."""
+        """List the remaining files with ``rest(reader of the report's snapshot, candidate verdicts) ->
+        (every verdict in order, every note)`` on first use."""
         self._rest = rest
         self.skipped_manifests = list(skipped)
 
@@ -179,9 +183,35 @@ class ExplainReport:
 
     def _complete(self) -> None:
         self._built()
-        rest, self._rest = self._rest, None
+        rest = self._rest
         if rest is not None:
-            self._files, self._notes = rest(self._files)
+            kept = self._files
+            self._files, self._notes = self._at_own_snapshot(lambda reader: rest(reader, kept))
+            self._rest = None
+
+    def _at_own_snapshot(self, op: Callable[[SnapshotReader], T]) -> T:
+        """``op(reader)`` on a reader of this report's snapshot, which does not move: the table itself
+        while it reads that snapshot, else the snapshot opened again (a table that moved on). Raises
+        :class:`~paimon_lens.errors.SnapshotNotFoundError` when the snapshot expired (the report
+        cannot be completed: explain again)."""
+        from ..consistency import run_consistently
+
+        table = self.table
+        reader = table if table.snapshot_id == self.snapshot_id and table.snapshot_expired is None else None
+        if reader is None:
+            if self._source is None:
+                raise SnapshotNotFoundError(f"the table reads snapshot {table.snapshot_id}, this explanation "
+                                            f"snapshot {self.snapshot_id}: its other files cannot be listed")
+            reader = table.pinned(*self._source)
+        follows, reader.follows_latest = reader.follows_latest, False
+        try:
+            return run_consistently(reader, lambda: op(reader))
+        except SnapshotNotFoundError as e:
+            raise SnapshotNotFoundError(f"the files of the partitions this explanation of snapshot "
+                                        f"{self.snapshot_id} removed can no longer be listed ({e}): "
+                                        "explain again") from None
+        finally:
+            reader.follows_latest = follows
 
     def _undecided(self, complete: bool) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """(files, bytes, rows) of the verdicts not built yet: of the files the value stats removed,
@@ -430,7 +460,8 @@ def explain(table: SnapshotReader, where: str | Predicate | None, *, truth: bool
     if later is not None:
         report._later = (later, slots)
     if found is not None:
-        report._defer(partial(_all_files, table, predicate, index_enabled, rules, notes), found[1])
+        report._defer(partial(_all_files, predicate=predicate, index_enabled=index_enabled, rules=rules,
+                              kept_notes=notes), found[1])
     if global_index:
         after_planning(report, table, Query(full, predicate, row_ranges, truth, search_mode, topn), rules)
     return report
@@ -505,8 +536,8 @@ def _explained_all(table: SnapshotReader, predicate: Predicate | None, files: li
     return cast("list[FileVerdict]", verdicts), notes
 
 
-def _all_files(table: SnapshotReader, predicate: Predicate | None, index_enabled: bool, rules: PaimonRules,
-               kept_notes: list[str], kept: list[FileVerdict]) -> tuple[list[FileVerdict], list[str]]:
+def _all_files(table: SnapshotReader, kept: list[FileVerdict], *, predicate: Predicate | None, index_enabled: bool,
+               rules: PaimonRules, kept_notes: list[str]) -> tuple[list[FileVerdict], list[str]]:
     """Every live file's verdict in order (``kept``, the candidates', and the others' planned now)
     and every note."""
     with gc_paused():
