@@ -249,3 +249,44 @@ def test_lazily_listed_files_of_a_live_snapshot_are_listed_after_the_table_moved
     t.move_to_latest()
     assert t.snapshot_id == 7
     assert [f.file_name for f in r.files] == want and r.snapshot_id == 3
+
+
+def test_where_file_answers_every_line_at_one_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """``explain --where-file``: the table's snapshot expires after the first line is explained; the
+    document's lines are all answered at the newest snapshot (the whole file again), and a note says so."""
+    import json
+
+    from paimon_lens.presentation.cli import main
+    from paimon_lens.table import Table
+
+    path = tmp_path / "t"
+    w = _partitioned(path)
+    for k, country in enumerate(("DE", "FR", "US"), 1):
+        assert w.commit(_rows(k).filter(pa.compute.equal(_rows(k)["country"], country))) == k
+    lines = tmp_path / "where.sql"
+    lines.write_text("country = 'DE'\nid >= 0\ncountry = 'US' AND id > 5\n")
+    explain = Table.explain
+    calls: list[int] = []
+
+    def explain_then_expire(self: Table, *args: object, **kwargs: object) -> object:
+        report = explain(self, *args, **kwargs)  # type: ignore[arg-type]
+        calls.append(self.snapshot_id or 0)
+        if len(calls) == 1:  # a streaming job commits and expires while the file is explained
+            for k in range(4, 8):
+                _commit(w, k)
+            w.expire_snapshots(retain_last=1)
+        return report
+
+    monkeypatch.setattr(Table, "explain", explain_then_expire)
+    # without --truth the first line reads DE's manifest only: its document needs the others, expired by then
+    code = main(["explain", str(path), "--where-file", str(lines), "--format", "json"])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert code == 0, err
+    assert doc["snapshot_id"] == 7 and [p["snapshot_id"] for p in doc["predicates"]] == [7, 7, 7]
+    assert "note: snapshot 3 expired while it was read" in err and "reading snapshot 7" in err
+    assert calls == [3, 7, 7, 7]  # the first line at snapshot 3, then the whole file again at 7
+    fresh = pl.open_table(str(path))
+    for p in doc["predicates"]:
+        assert p["summary"] == fresh.explain(p["where"]).summary()

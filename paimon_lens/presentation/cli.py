@@ -22,10 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import PaimonLensError
+from ..consistency import SnapshotMovedWarning
+from ..errors import PaimonLensError, SnapshotNotFoundError
 from .html import human_bytes as _human_bytes
 
 
@@ -283,20 +285,11 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
                        else _read_where_file(args.where_file))
     if getattr(args, "output_parquet", None):
         return _explain_to_parquet(args, table, sqls, out)
-    docs: list[dict[str, Any]] = []
-    reports = []
-    for sql in sqls:
-        try:
-            report = table.explain(sql, truth=args.truth, index_enabled=not args.no_index,
-                                   search_mode=args.search_mode, order_by=args.order_by, limit=args.limit)
-        except PaimonLensError as e:
-            if args.where is not None:
-                raise
-            docs.append({"where": sql, "error": str(e), "files": [], "summary": {}})
-            continue
-        reports.append(report)
-        docs.append(report.to_dict(positions=args.positions, max_positions=_limit(args))
-                    if args.format == "json" else {"where": sql})
+    from ..consistency import run_consistently
+
+    # every line at one snapshot: the lines are explained (and their documents completed) in one
+    # consistent operation, run again as a whole on the newest snapshot when the table's expires
+    docs, reports = run_consistently(table, lambda: _explain_lines(args, table, sqls))
     if args.format == "json":
         _write_explain_json(args, table, docs, out)
         return _explain_exit_code(reports, docs)
@@ -345,6 +338,28 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
         if "error" in d:
             out.write(f"error in {d['where']!r}: {d['error']}\n")
     return _explain_exit_code(reports, docs)
+
+
+def _explain_lines(args: argparse.Namespace, table: Any, sqls: Sequence[Any]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Each line explained: (documents, reports); a line that fails is a document with its error
+    (a lone ``--where`` raises), an expiry of the snapshot raises for the whole."""
+    docs: list[dict[str, Any]] = []
+    reports = []
+    for sql in sqls:
+        try:
+            report = table.explain(sql, truth=args.truth, index_enabled=not args.no_index,
+                                   search_mode=args.search_mode, order_by=args.order_by, limit=args.limit)
+        except SnapshotNotFoundError:
+            raise
+        except PaimonLensError as e:
+            if args.where is not None:
+                raise
+            docs.append({"where": sql, "error": str(e), "files": [], "summary": {}})
+            continue
+        reports.append(report)
+        docs.append(report.to_dict(positions=args.positions, max_positions=_limit(args))
+                    if args.format == "json" else {"where": sql})
+    return docs, reports
 
 
 def _explain_compare(args: argparse.Namespace, table: Any, out: Any) -> int:
@@ -845,7 +860,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "no_progress", False):
         set_progress(False)
     try:
-        code: int = args.func(args, sys.stdout)
+        with warnings.catch_warnings(record=True) as moved:
+            warnings.simplefilter("always", SnapshotMovedWarning)
+            code: int = args.func(args, sys.stdout)
+        for w in moved:  # the answer is the newest snapshot's: said once, as a note
+            if issubclass(w.category, SnapshotMovedWarning):
+                print(f"paimon-lens: note: {w.message}", file=sys.stderr)
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
         _report_remote_reads(reads)
         return code
     except PaimonLensError as e:
