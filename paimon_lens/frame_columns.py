@@ -234,6 +234,8 @@ EXPLAIN_COLUMNS = {
     "branch": "the fallback branch a file comes from (scan.fallback-branch); empty for the table's own",
     "index_selected_rows": "rows a bitmap index result selects for the reader (empty: no selection, the whole file)",
     "dv_removed_rows": "rows the deletion vector takes out of what the reader would return",
+    "index_error": "why the file's index could not be read, when its answer was computed (index_result is then "
+                   "REMAIN)",
 }
 
 # ---- profile ---------------------------------------------------------------------------------
@@ -468,7 +470,7 @@ COLUMN_KINDS: dict[str, str] = {
         "index_result", "index_kind", "stage", "reason", "flags", "branch", "type", "label", "where", "action",
         "confidence", "description", "options", "title", "subject", "evidence", "impact", "fix", "statements",
         "table", "stats_mode", "top_finding", "workload", "change", "compression", "metric", "payload", "status",
-        "scope",
+        "scope", "index_error",
     ), "str"),
     **dict.fromkeys((
         "nullable", "is_partition_key", "is_primary_key", "crc_ok", "partition_keep", "bucket_keep",

@@ -19,7 +19,7 @@ import warnings
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.compute  # noqa: F401 (pa.compute)
+import pyarrow.compute  # pa.compute
 import pytest
 
 import paimon_lens as pl
@@ -290,3 +290,31 @@ def test_where_file_answers_every_line_at_one_snapshot(tmp_path: Path, monkeypat
     fresh = pl.open_table(str(path))
     for p in doc["predicates"]:
         assert p["summary"] == fresh.explain(p["where"]).summary()
+
+
+def test_index_file_removed_by_expiry_is_an_expiry_not_a_file_error(tmp_path: Path) -> None:
+    """The report's ``.index`` files are deleted by an expiry (as Paimon deletes what no retained
+    snapshot uses) before its document is written: the document raises SnapshotNotFoundError, it does
+    not show those files' index answers as read errors; the table then answers at the newest snapshot."""
+    path = tmp_path / "t"
+    w = _create(path, **{"file-index.in-manifest-threshold": "1 b"})  # every index in its own .index file
+    for k in range(1, 4):
+        _commit(w, k)
+    t = pl.open_table(str(path))
+    r = t.explain("country = 'ZZ'")  # the stats remove every file: no index answer is needed to plan
+    assert all(f.index_location == "external" for f in r.files)
+    for k in range(4, 7):
+        _commit(w, k)
+    assert w.compact(min_files=2) == 7  # every file rewritten: snapshot 3's files are used by none retained
+    w.expire_snapshots(retain_last=1)
+    latest = {lf.entry.file.file_name for lf in pl.open_table(str(path)).live_files()}
+    gone = [f for f in r.files if f.file_name not in latest]
+    assert len(gone) == len(r.files) and latest
+    for f in gone:  # as Paimon's expiry deletes the data and index files no retained snapshot uses
+        (path / f.path).with_name(f.file_name + ".index").unlink()
+        (path / f.path).unlink()
+    with pytest.raises(SnapshotNotFoundError, match="snapshot 3 expired"):
+        r.to_dict()
+    with pytest.warns(SnapshotMovedWarning):
+        again = t.explain("country = 'DE'")
+    assert again.snapshot_id == 7 and not any(f.error for f in again.files)

@@ -289,7 +289,7 @@ EXPLAIN_FIELDS: tuple[tuple[str, str], ...] = (
     ("index_positions", "array<long>"), ("planned", "boolean"), ("read", "boolean"),
     ("deleted_rows", "long"), ("rows_after_dv", "long"), ("stage", "string"), ("reason", "string"),
     ("flags", "array<string>"), ("error", "string"), ("branch", "string"),
-    ("index_selected_rows", "long"), ("dv_removed_rows", "long"),
+    ("index_selected_rows", "long"), ("dv_removed_rows", "long"), ("index_error", "string"),
 )
 TRUTH_FIELDS: tuple[tuple[str, str], ...] = (
     ("matching_positions", "array<long>"), ("matching_live_positions", "array<long>"), ("matching_rows", "long"))

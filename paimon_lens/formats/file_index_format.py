@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import CorruptFileError
 from ..io.byte_reader import ByteReader, decode_modified_utf8
-from ..io.fileio import local_path
+from ..io.fileio import local_path, note_missing
 from .index_reader import EmptyFileIndexReader, FileIndexReader
 from .registry import UnsupportedIndexReader, create_reader
 
@@ -234,9 +234,13 @@ class _FileSource:
         local = local_path(file_io, path) if size is None else None
         if local is not None:
             # one open for the size and the bytes the head is parsed from (read(0, ...) next)
-            with open(local, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                self._first = f.read(min(size, _FIRST_READ))
+            try:
+                with open(local, "rb") as f:
+                    size = os.fstat(f.fileno()).st_size
+                    self._first = f.read(min(size, _FIRST_READ))
+            except FileNotFoundError:
+                note_missing(file_io, path)  # as the table's file system notes its own reads (expiry)
+                raise
         self.size = file_io.size(path) if size is None else size
 
     def read(self, offset: int, length: int) -> bytes:

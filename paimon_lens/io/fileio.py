@@ -400,6 +400,14 @@ def read_file(file_io: FileIO, path: str, size: int | None = None, field: str = 
     return data
 
 
+def note_missing(file_io: FileIO, path: str) -> None:
+    """Record that a read of ``path`` found it missing, for a table's file system that keeps such a
+    record (a read that bypassed it, such as a local file opened in place; see
+    :attr:`TableFileIO.missing`)."""
+    if isinstance(file_io, TableFileIO):
+        file_io.missing.append(path)
+
+
 def local_path(file_io: FileIO, path: str) -> str | None:
     """Where ``path`` is on the local file system (None when ``file_io`` reads it from elsewhere)."""
     if isinstance(file_io, LocalFileIO):

@@ -349,7 +349,7 @@ class ExplainReport:
             "index_positions": listed("index_positions", index_positions),
             "planned": f.planned, "read": f.read, "deleted_rows": f.deleted_rows,
             "rows_after_dv": f.rows_after_dv, "stage": f.stage or None, "reason": f.reason,
-            "flags": list(f.flags), "error": f.error, "branch": f.branch,
+            "flags": list(f.flags), "error": f.error, "branch": f.branch, "index_error": index_error(f),
             "index_selected_rows": f.index_selected_rows, "dv_removed_rows": f.dv_removed_rows,
         }
         if self.truth:
@@ -362,7 +362,12 @@ class ExplainReport:
 
     def to_dict(self, positions: bool = False, max_positions: int | None = None) -> dict[str, Any]:
         """JSON-ready dict: ``{"where", "predicate", "snapshot_id", "files": [...], "summary": {...}}``
-        (``max_positions``: see :meth:`file_record`)."""
+        (``max_positions``: see :meth:`file_record`). What is read for it (the other partitions'
+        files, index answers not asked before) is read at the report's snapshot: if that snapshot
+        expired meanwhile, :class:`~paimon_lens.errors.SnapshotNotFoundError`, not per-file errors."""
+        return self._at_own_snapshot(lambda _: self._to_dict(positions, max_positions))
+
+    def _to_dict(self, positions: bool, max_positions: int | None) -> dict[str, Any]:
         return {
             "where": self.where, "predicate": str(self.predicate), "table": self.table.path,
             "branch": self.table.branch, "paimon_version": self.paimon_version,
@@ -372,7 +377,11 @@ class ExplainReport:
         }
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per data file (see :data:`EXPLAIN_COLUMNS`); displays with human units."""
+        """One row per data file (see :data:`EXPLAIN_COLUMNS`); displays with human units. Read at the
+        report's snapshot, as :meth:`to_dict`."""
+        return self._at_own_snapshot(lambda _: self._to_frame())
+
+    def _to_frame(self) -> pd.DataFrame:
         from ..lens_frame import LensFrame
 
         ptypes = {p.name: p.type for p in self.table.schema.partition_fields}
@@ -387,6 +396,7 @@ class ExplainReport:
                 "planned": f.planned, "read": f.read, "deleted_rows": f.deleted_rows,
                 "rows_after_dv": f.rows_after_dv, "matching_rows": f.matching_rows, "stage": f.stage,
                 "reason": f.reason, "flags": ", ".join(f.flags), "error": f.error, "branch": f.branch,
+                "index_error": index_error(f),
                 "index_selected_rows": f.index_selected_rows, "dv_removed_rows": f.dv_removed_rows,
             })
         frame = LensFrame(rows, columns=list(EXPLAIN_COLUMNS))
@@ -483,6 +493,12 @@ def parse_query(table: SnapshotReader, where: str | Predicate | None, rules: Pai
         return full, full, None
     ranges = row_ids.ranges(full) if rules.global_index else None  # 1.4+
     return full, row_ids.residual(full, rules), ranges
+
+
+def index_error(f: FileVerdict) -> str | None:
+    """Why the file's index could not be read, whenever its answer was computed (for a file no stage
+    asked it of, the answer shown as ``index_result`` is REMAIN for that reason, which this says)."""
+    return None if f.index_location == "none" else f.decision.index_error
 
 
 def after_planning(report: ExplainReport, table: SnapshotReader, query: Query, rules: PaimonRules) -> None:
