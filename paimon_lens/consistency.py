@@ -12,8 +12,9 @@ snapshot file is gone, or goes within :data:`EXPIRY_WAIT_SECONDS` while a newer 
 the answer, partial or failed, is dropped:
 
 * a table opened at the latest snapshot moves to the newest one (a
-  :class:`SnapshotMovedWarning` says so) and the method runs once more;
-* a table opened at a given snapshot, or a second expiry, raises
+  :class:`SnapshotMovedWarning` says so) and the method runs again, up to :data:`MOVES` times (a
+  writer that commits and expires faster than an answer is read may outrun it);
+* a table opened at a given snapshot, or an expiry after the last move, raises
   :class:`~paimon_lens.errors.SnapshotNotFoundError` ("snapshot N expired while it was read"); what
   was read of the snapshot is dropped and every later call raises the same (a pinned table) or
   moves on (a table that follows the latest snapshot), never answering from partial reads.
@@ -63,6 +64,9 @@ class SnapshotSource(Protocol):
     @property
     def snapshot_expired(self) -> SnapshotNotFoundError | None: ...
 
+#: How many times an answer moves to the newest snapshot before the expiry is raised.
+MOVES = 3
+
 #: How long a reader waits for the snapshot file of a snapshot whose files went missing to be
 #: deleted too, when a newer snapshot exists (an expiration deletes snapshot files last).
 EXPIRY_WAIT_SECONDS = 2.0
@@ -97,7 +101,7 @@ def run_consistently(table: SnapshotSource, op: Callable[[], T]) -> T:
         _move(table, gone)
     table._consistency_depth += 1
     try:
-        for attempt in (0, 1):
+        for attempt in range(MOVES + 1):
             seen = len(table.file_io_missing)
             try:
                 result = op()
@@ -105,7 +109,7 @@ def run_consistently(table: SnapshotSource, op: Callable[[], T]) -> T:
                 expired = expired_error(table, seen)
                 if expired is None:
                     raise
-                if attempt or not table.follows_latest:
+                if attempt == MOVES or not table.follows_latest:
                     table.forget_snapshot(expired)
                     raise expired from e
                 _move(table, expired)
@@ -113,7 +117,7 @@ def run_consistently(table: SnapshotSource, op: Callable[[], T]) -> T:
             expired = expired_error(table, seen)
             if expired is None:
                 return result
-            if attempt or not table.follows_latest:
+            if attempt == MOVES or not table.follows_latest:
                 table.forget_snapshot(expired)
                 raise expired
             _move(table, expired)

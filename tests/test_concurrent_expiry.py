@@ -1,7 +1,7 @@
 """A table that changes while it is read: commits and snapshot expirations during reads.
 
 Every answer is either the answer for the snapshot it names or a clear SnapshotNotFoundError
-("snapshot N expired while it was read"); a table opened at the latest snapshot retries once on
+("snapshot N expired while it was read"); a table opened at the latest snapshot retries (a few times) on
 the newest. The writer is the project's own (``TableWriter``): each commit adds ``ROWS`` rows
 (ids ``ROWS * (k - 1)`` .. ``ROWS * k - 1`` in commit ``k``), so the right answer for any snapshot
 is known, and manifests are merged every few commits so that expirations delete manifests that

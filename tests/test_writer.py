@@ -498,3 +498,37 @@ def test_round_trip_property(tmp_path_factory: pytest.TempPathFactory, rows: lis
     want = sorted((n is None, n or 0, s or "", p) for n, s, p in rows * commits)
     assert got == want
     check_explain(table, ["n = 3", "n > 10", "s = 'ab'", "s IS NULL", f"part = '{XSS_VALUE}' AND n < 0"])
+
+
+def test_expiry_deletes_the_files_only_expired_snapshots_use(tmp_path: Path) -> None:
+    """``expire_snapshots(delete_files=True)``: the data files a compaction replaced (with their
+    ``.index`` files) and the deletion-vector files a later delete replaced are deleted, as Paimon's
+    expiration does; a tag keeps its snapshot's files; the retained snapshots read without an error."""
+    import pyarrow.compute as pc
+
+    import paimon_lens as pl
+    from tests.live_writer import batch, create
+
+    path = tmp_path / "t"
+    w = create(path)
+    for k in range(3):
+        w.commit(batch(k, ["id", "country"]), rows_per_file=10)
+    first = {lf.path for lf in pl.open_table(str(path)).live_files()}
+    w.delete(lambda rows: pc.less(rows["id"], 5))
+    w.tag("before", w.compact(min_files=2))
+    tagged = {lf.path for lf in pl.open_table(str(path), tag="before").live_files()}
+    w.commit(batch(3, ["id", "country"]), rows_per_file=10)
+    w.delete(lambda rows: pc.less(rows["id"], 40))
+    assert w.compact(min_files=2) is not None
+    w.commit(batch(4, ["id", "country"]))
+    live = pl.open_table(str(path))
+    now = {lf.path for lf in live.live_files()}
+    w.expire_snapshots(retain_last=1, delete_files=True)
+    on_disk = {str(p.relative_to(path)) for p in path.rglob("data-*") if not p.name.endswith(".index")}
+    assert first - tagged - now and now | tagged <= on_disk and not (first - tagged - now) & on_disk
+    for t in (pl.open_table(str(path)), pl.open_table(str(path), tag="before")):
+        r = t.explain("id >= 0", truth=True)
+        assert r.summary()["files_with_errors"] == 0 and not t.deletion_vectors()["error"].notna().any()
+    index_files = {p.name for p in (path / "index").iterdir()}
+    used = {e.file_name for t in (live, pl.open_table(str(path), tag="before")) for e in t.index_entries()}
+    assert index_files == used

@@ -87,6 +87,7 @@ from ..metadata.binary_row import encode_binary_row
 from ..metadata.bucket import bucket_of
 from ..metadata.paths import bucket_dir, partition_path
 from ..metadata.schema import TableSchema
+from ..metadata.snapshot_reader import open_reader
 from ..types import DataField
 from ..values import to_internal
 from .avro import MANIFEST_LIST_SCHEMA, MANIFEST_SCHEMA, MANIFEST_VERSION
@@ -458,14 +459,15 @@ class TableWriter:
         (self.path / "manifest" / name).write_bytes(raw)
         return [self._manifest_meta(name, len(raw), entries)]
 
-    def expire_snapshots(self, retain_last: int = 1) -> list[int]:
+    def expire_snapshots(self, retain_last: int = 1, *, delete_files: bool = False) -> list[int]:
         """Expire every snapshot but the newest ``retain_last``, as Paimon's expiration does: the
         manifests and manifest lists neither a retained snapshot nor a tag uses are deleted, then
         the snapshot files (oldest first), then the ``EARLIEST`` hint is written. Returns the
         expired ids.
 
-        Data files, index manifests and deletion-vector index files are never deleted: the files a
-        compaction replaced stay on disk (Paimon would delete those no tag uses).
+        ``delete_files``: first delete, as Paimon does, the data files (with their ``.index`` files),
+        the index files (deletion vectors, global indexes) and the index manifests that only expired
+        snapshots use. Without it they stay on disk (the files a compaction replaced remain).
         """
         from ..io.fileio import LocalFileIO
         from ..metadata.meta_file import read_meta_file
@@ -487,6 +489,9 @@ class TableWriter:
             return names
 
         tags = sorted((self.path / "tag").glob("tag-*"))
+        if delete_files:
+            self._delete_unused_files([snap_dir / f"snapshot-{sid}" for sid in expired],
+                                      [snap_dir / f"snapshot-{sid}" for sid in kept] + tags)
         used = set().union(*(files_of(snap_dir / f"snapshot-{sid}") for sid in kept), *(files_of(t) for t in tags))
         unused = set().union(*(files_of(snap_dir / f"snapshot-{sid}") for sid in expired)) - used
         lists = {n for n in unused if n.startswith("manifest-list-")}
@@ -496,6 +501,35 @@ class TableWriter:
             (snap_dir / f"snapshot-{sid}").unlink(missing_ok=True)
         _write_atomic(snap_dir / "EARLIEST", str(kept[0]).encode())
         return expired
+
+    def _delete_unused_files(self, expired: Sequence[Path], kept: Sequence[Path]) -> None:
+        """Delete the data, ``.index``, index and index-manifest files the ``expired`` snapshot files
+        use and none of the ``kept`` ones (retained snapshots and tags) does: data files first, as
+        Paimon's expiration."""
+
+        def used(snap_file: Path) -> tuple[set[str], set[str]]:
+            snap = json.loads(snap_file.read_text(encoding="utf-8"))
+            reader = open_reader(str(self.path), snapshot=int(snap["id"])) if snap_file.parent.name == "snapshot" \
+                else open_reader(str(self.path), tag=snap_file.name.removeprefix("tag-"))
+            files = {lf.path for lf in reader.live_files()}
+            files |= {lf.index_file_path for lf in reader.live_files() if lf.index_file_path}
+            index = {f"index/{e.file_name}" for e in reader.index_entries()}
+            if snap.get("indexManifest"):
+                index.add(f"manifest/{snap['indexManifest']}")
+            return files, index
+
+        def union(snaps: Sequence[Path]) -> tuple[set[str], set[str]]:
+            out: tuple[set[str], set[str]] = (set(), set())
+            for f in snaps:
+                a, b = used(f)
+                out[0].update(a)
+                out[1].update(b)
+            return out
+
+        keep_files, keep_index = union(kept)
+        old_files, old_index = union(expired)
+        for rel in sorted(old_files - keep_files) + sorted(old_index - keep_index):
+            (self.path / rel).unlink(missing_ok=True)
 
     def _restored_sequence_numbers(self) -> dict[tuple[bytes, int], int]:
         """Next sequence number per (partition, bucket): one after the largest already committed."""
