@@ -69,3 +69,11 @@ def test_bench_history_quick_runs(tmp_path: Path) -> None:
     assert [line.split(":")[0] for line in r.stdout.splitlines() if line.startswith("RESULT")] == [
         "RESULT history", "RESULT scaling", "RESULT read whole"]
     assert "PROBLEMS" not in r.stdout
+
+
+def test_bench_live_race_quick_runs() -> None:
+    """The quick live race (10 s) checks every answer against the writer's log and prints its tallies."""
+    r = subprocess.run([sys.executable, "-m", "benchmarks.bench_live_race", "--quick"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    assert "RESULT live race: " in r.stdout

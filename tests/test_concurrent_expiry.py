@@ -17,6 +17,7 @@ import textwrap
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute  # pa.compute
@@ -318,3 +319,29 @@ def test_index_file_removed_by_expiry_is_an_expiry_not_a_file_error(tmp_path: Pa
     with pytest.warns(SnapshotMovedWarning):
         again = t.explain("country = 'DE'")
     assert again.snapshot_id == 7 and not any(f.error for f in again.files)
+
+
+def test_data_file_deleted_while_opened_in_place_is_noted_as_missing(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local data file is opened in place after its size is checked: deleted in between (an expiry
+    racing the read), it is noted as missing like every read of the table's file system, so that the
+    expiry is recognised (not left as a per-file error), and the error says the file is gone."""
+    from paimon_lens.errors import CorruptFileError
+    from paimon_lens.formats import data_file
+
+    path = tmp_path / "t"
+    w = _create(path)
+    _commit(w, 1)
+    t = pl.open_table(str(path))
+    lf = t.live_files()[0]
+    check = data_file.check_size
+
+    def check_then_delete(file_io: Any, where: str, *args: Any, **kwargs: Any) -> Any:
+        size = check(file_io, where, *args, **kwargs)
+        Path(where).unlink()
+        return size
+
+    monkeypatch.setattr(data_file, "check_size", check_then_delete)
+    with pytest.raises(CorruptFileError, match="the file is gone"):
+        data_file.read_stored_columns(t, lf, [0])
+    assert t.file_io_missing == [str(path / lf.path)]

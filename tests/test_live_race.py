@@ -85,7 +85,9 @@ def race(tmp: Path, seconds: float, cli_every: int = 5) -> dict[str, Any]:
                     answers.append(("cli", doc["snapshot_id"], doc["summary"]["matching_rows"], len(doc["files"])))
                     tally["cli_answers"] += 1
                 else:
-                    assert run.returncode == 2 and "SnapshotNotFound" not in run.stderr, run.stderr[-2000:]
+                    errors = [f"{f['file_name']}: {f['error']}" for f in json.loads(run.stdout or "{}").get("files", [])
+                              if f.get("error")] if run.returncode == 1 else []
+                    assert run.returncode == 2 and "SnapshotNotFound" not in run.stderr, (run.stderr[-2000:], errors)
                     assert "expired" in run.stderr and "Traceback" not in run.stderr, run.stderr[-2000:]
                     tally["cli_clean_errors"] += 1
     finally:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CorruptFileError, UnsupportedError
-from ..io.fileio import check_size, local_path, read_file
+from ..io.fileio import check_size, local_path, note_missing, read_file
 from ..metadata.row_ranges import written_field_ids
 from ..types import DataField, DataType, Timestamp
 from ..values import to_internal
@@ -111,6 +111,13 @@ def _format(path: str) -> str:
     return fmt
 
 
+def _gone(table: SnapshotReader, path: str, error: FileNotFoundError) -> CorruptFileError:
+    """A data file that is not there (deleted by an expiry, or lost): noted as the table's file system
+    notes what its own reads find missing (a reader opened it in place), and an error on that file."""
+    note_missing(table.file_io, path)
+    return CorruptFileError(path, None, "data file", detail=f"the file is gone ({type(error).__name__}: {error})")
+
+
 def _source(table: SnapshotReader, lf: LiveFile, path: str) -> Any:
     """A local file in place (its size checked against ``_FILE_SIZE``), else its bytes (a file object)."""
     local = local_path(table.file_io, path)
@@ -171,6 +178,8 @@ def read_stored_columns(table: SnapshotReader, lf: LiveFile,
                 rows = table_.num_rows
     except CorruptFileError:
         raise
+    except FileNotFoundError as e:
+        raise _gone(table, path, e) from None
     except _READ_ERRORS as e:
         raise CorruptFileError(path, None, "data file", detail=f"{type(e).__name__}: {e}") from None
     if rows != lf.entry.file.row_count:  # the manifest's count sizes every row mask and selection
@@ -193,5 +202,7 @@ def stored_row_count(table: SnapshotReader, lf: LiveFile) -> int:
 
             return int(orc.ORCFile(_source(table, lf, path)).nrows)
         return sum(block.num_records for block in _avro_blocks(table, lf, path))
+    except FileNotFoundError as e:
+        raise _gone(table, path, e) from None
     except _READ_ERRORS as e:
         raise CorruptFileError(path, None, "data file", detail=f"{type(e).__name__}: {e}") from None
