@@ -139,7 +139,7 @@ def test_transient_errors_are_retried_with_backoff(monkeypatch: pytest.MonkeyPat
     assert io.read_bytes("s3://b/k") == b"payload" and io.fs.calls == 3
     assert fileio.remote_reads()["retries"] == before + 2
     io.fs = _Flaky(9, TimeoutError("read timed out"))
-    with pytest.raises(TimeoutError):
+    with pytest.raises(fileio.RemoteReadError, match=r"s3://b/k: TimeoutError: read timed out \(after 4 attempts\)"):
         io.read_bytes("s3://b/k")
     assert io.fs.calls == 4  # one try and len(RETRY_DELAYS) retries
     io.fs = _Flaky(1, FileNotFoundError("s3://b/k"))
@@ -147,6 +147,38 @@ def test_transient_errors_are_retried_with_backoff(monkeypatch: pytest.MonkeyPat
         io.read_bytes("s3://b/k")
     assert io.fs.calls == 1  # a missing file is never retried
     assert not fileio.transient(PermissionError("403 Forbidden")) and fileio.transient(ConnectionResetError())
+
+
+@pytest.mark.parametrize("error", [
+    type("ResponseStreamingError", (Exception,), {})("An error occurred while reading from response stream"),
+    type("FlexibleChecksumError", (ValueError,), {})("Expected checksum x did not match calculated checksum y"),
+    type("IncompleteRead", (Exception,), {})("IncompleteRead(10 bytes read, 90 more expected)"),
+    type("ClientPayloadError", (Exception,), {})("Response payload is not completed"),
+    KeyError("ETag"),
+    OSError(16, "Please reduce your request rate."),  # s3fs's SlowDown: errno EBUSY
+    OSError(16, "Device or resource busy"),
+    OSError("An error occurred (503) when calling the GetObject operation"),
+])
+def test_every_spelling_of_a_dropped_connection_cut_body_or_throttling_is_retried(
+        error: Exception, monkeypatch: pytest.MonkeyPatch) -> None:
+    from paimon_lens.io import fileio
+
+    monkeypatch.setattr(fileio, "RETRY_DELAYS", (0.0, 0.0, 0.0))
+    assert fileio.transient(error)
+    io = fileio.FsspecFileIO.__new__(fileio.FsspecFileIO)
+    io.fs = _Flaky(2, error)
+    assert io.read_bytes("s3://b/k") == b"payload" and io.fs.calls == 3
+
+
+@pytest.mark.parametrize("error", [KeyError("Body"), ValueError("bad argument"), PermissionError("403 Forbidden")])
+def test_what_is_not_transient_fails_at_once_as_a_typed_error(error: Exception) -> None:
+    from paimon_lens.io import fileio
+
+    io = fileio.FsspecFileIO.__new__(fileio.FsspecFileIO)
+    io.fs = _Flaky(9, error)
+    with pytest.raises(PermissionError if isinstance(error, PermissionError) else fileio.RemoteReadError):
+        io.read_bytes("s3://b/k")
+    assert io.fs.calls == 1
 
 
 def test_spark_executors_read_the_same_bucket(s3: dict[str, Any], spark: Any) -> None:
@@ -200,3 +232,74 @@ def test_done_when_flow_health_on_s3_workload_from_spark_report_for_the_worst_ta
     local_doc = json.loads(capsys.readouterr().out)
     assert remote_doc["sections"] == local_doc["sections"] and "recommendations" in remote_doc["sections"]
     assert remote_doc["problems"] == local_doc["problems"] == []
+
+
+# ---- faults: the same server behind a proxy that drops, cuts, throttles and delays -----------------
+
+def _faulty(s3: dict[str, Any], proxy: Any) -> dict[str, Any]:
+    """The storage options of the proxied endpoint (a fresh s3fs instance: no cached connection)."""
+    kwargs = dict(s3["client_kwargs"], endpoint_url=proxy.endpoint)
+    return {**s3, "client_kwargs": kwargs, "skip_instance_cache": True,
+            "config_kwargs": {"retries": {"max_attempts": 1}}}  # botocore's own retries off: ours are tested
+
+
+@pytest.mark.parametrize("kind", ["drop", "cut", "throttle", "delay"])
+def test_each_fault_is_retried_and_the_answer_is_the_local_one(s3: dict[str, Any], kind: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quarter of the requests fail one way: every read is retried until it answers; the answers
+    (files, file indexes, deletion vectors, explain with truth) equal the local ones, and the retries
+    are counted."""
+    from paimon_lens.io import fileio
+    from tests.fault_proxy import FaultProxy
+
+    monkeypatch.setattr(fileio, "RETRY_DELAYS", (0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    monkeypatch.setattr("s3fs.S3FileSystem.retries", 1)  # s3fs's own retries off: ours are what is tested
+    upstream = s3["client_kwargs"]["endpoint_url"].removeprefix("http://")
+    with FaultProxy(upstream, rate=0.25, kinds=(kind,), seed=3) as proxy:
+        before = fileio.remote_reads()["retries"]
+        remote = pl.open_table(f"s3://{BUCKET}/demo.db/orders_dv20", storage_options=_faulty(s3, proxy))
+        local = pl.open_table(str(DATA / "orders_dv20"))
+        rf, lf = remote.files(), local.files()
+        assert rf.drop(columns=[c for c in rf.columns if "path" in c]).equals(
+            lf.drop(columns=[c for c in lf.columns if "path" in c]))
+        assert remote.file_indexes().equals(local.file_indexes())
+        rd, ld = remote.deletion_vectors(), local.deletion_vectors()
+        assert rd.drop(columns=["index_file"]).equals(ld.drop(columns=["index_file"]))
+        where = "status = 'PAID' AND qty > 3"
+        r = remote.explain(where, truth=True).to_dict(positions=True)
+        lo = local.explain(where, truth=True).to_dict(positions=True)
+        assert [dict(f, path=None) for f in r["files"]] == [dict(f, path=None) for f in lo["files"]]
+        assert r["summary"] == lo["summary"]
+    assert proxy.faults[kind] > 0
+    if kind == "throttle":  # reaches paimon-lens's retries (s3fs's and botocore's are off); a dropped
+        # connection or a cut body may be retried by the HTTP client below already
+        assert fileio.remote_reads()["retries"] > before
+
+
+def test_a_store_that_keeps_failing_gives_typed_errors_and_exit_codes(s3: dict[str, Any], tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nearly every request fails: the API raises a typed error naming the object (or marks the files
+    it could not read); the CLI exits 2 with one line, or 1 with its partial answer: never a traceback."""
+    import os
+    import subprocess
+    import sys
+
+    from paimon_lens.errors import PaimonLensError
+    from paimon_lens.io import fileio
+    from tests.fault_proxy import FaultProxy
+
+    monkeypatch.setattr(fileio, "RETRY_DELAYS", (0.0, 0.0, 0.0))
+    monkeypatch.setattr("s3fs.S3FileSystem.retries", 1)
+    upstream = s3["client_kwargs"]["endpoint_url"].removeprefix("http://")
+    with FaultProxy(upstream, rate=0.97, kinds=("drop", "cut", "throttle"), seed=5) as proxy:
+        with pytest.raises((OSError, PaimonLensError)) as raised:
+            pl.open_table(f"s3://{BUCKET}/demo.db/events20", storage_options=_faulty(s3, proxy)).files()
+        assert isinstance(raised.value, (fileio.RemoteReadError, PaimonLensError)), repr(raised.value)
+        env = {**os.environ, "AWS_ENDPOINT_URL": proxy.endpoint, "AWS_MAX_ATTEMPTS": "1"}
+        for args in (["files", "demo.events20"], ["indexes", "demo.orders_dv20", "--format", "json"],
+                     ["explain", "demo.orders_dv20", "--where", "qty > 3", "--truth", "--format", "json"]):
+            run = subprocess.run([sys.executable, "-m", "paimon_lens", *args, "--warehouse", f"s3://{BUCKET}"],
+                                 capture_output=True, text=True, env=env, timeout=300)
+            assert "Traceback" not in run.stderr, (args, run.stderr[-3000:])
+            assert run.returncode in (1, 2), (args, run.returncode, run.stderr[-500:])
+            assert "paimon-lens:" in run.stderr, (args, run.stderr[-500:])

@@ -6,6 +6,7 @@ paimon-lens only reads. No function here writes, renames, deletes or locks anyth
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import posixpath
 import re
@@ -92,29 +93,59 @@ def remote_reads() -> dict[str, int]:
     return dict(_READS)
 
 
+#: errnos of a request that may succeed when sent again (EBUSY: s3fs's throttling, "SlowDown")
+_TRANSIENT_ERRNOS = frozenset({errno.EBUSY, errno.EAGAIN, errno.ECONNRESET, errno.ECONNABORTED, errno.ECONNREFUSED,
+                               errno.ETIMEDOUT, errno.EPIPE, errno.EIO})
+#: exception classes (by name, anywhere in their hierarchy: no client library is imported for them) of a
+#: connection dropped or a body cut short: botocore, urllib3, aiohttp, http.client
+_TRANSIENT_CLASSES = frozenset({
+    "ResponseStreamingError", "FlexibleChecksumError", "IncompleteReadError", "IncompleteRead", "ProtocolError",
+    "ReadTimeoutError", "ConnectTimeoutError", "EndpointConnectionError", "ConnectionClosedError",
+    "ClientPayloadError", "ServerDisconnectedError", "ClientConnectionError", "ServerTimeoutError",
+    "ContentLengthError", "RemoteDisconnected", "ChecksumError", "AWSResponseStreamingError",
+})
+
+
+class RemoteReadError(OSError):
+    """A request to a remote file system failed, after its retries for a transient failure: the path,
+    the attempts and the cause (a typed error every per-file handler takes as that file's)."""
+
+
 def transient(error: BaseException) -> bool:
-    """A remote error worth retrying: a timeout, a dropped connection, a 5xx or a throttling answer
-    (never a missing file or a refused permission)."""
+    """A remote error worth retrying: a timeout, a dropped connection or a body cut short, a checksum
+    that does not match what arrived, a 5xx or a throttling answer in any spelling the fsspec drivers
+    use (never a missing file or a refused permission)."""
     if isinstance(error, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)):
         return False
     if isinstance(error, (TimeoutError, ConnectionError)):
+        return True
+    if any(c.__name__ in _TRANSIENT_CLASSES for c in type(error).__mro__):
+        return True
+    if isinstance(error, KeyError) and error.args in (("ETag",), ("Content-Length",), ("ContentLength",)):
+        return True  # s3fs reading a response whose headers were cut
+    if isinstance(error, OSError) and error.errno in _TRANSIENT_ERRNOS:
         return True
     text = str(error).lower()
     return isinstance(error, OSError) and any(t in text for t in _TRANSIENT_TEXT)
 
 
-def _with_retries(call: Callable[[], T]) -> T:
-    """``call()`` once, and again after each of :data:`RETRY_DELAYS` while it fails transiently."""
+def _with_retries(call: Callable[[], T], path: str = "") -> T:
+    """``call()`` once, and again after each of :data:`RETRY_DELAYS` (with jitter) while it fails
+    transiently; what still fails is a :class:`RemoteReadError` naming ``path`` (a missing file or a
+    refused permission keeps its own type)."""
     import random
     import time
 
-    for delay in (*RETRY_DELAYS, None):
+    for attempt, delay in enumerate((*RETRY_DELAYS, None), 1):
         _READS["requests"] += 1
         try:
             return call()
+        except (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError):
+            raise
         except Exception as e:
             if delay is None or not transient(e):
-                raise
+                how = f"after {attempt} attempts" if attempt > 1 else "not retried"
+                raise RemoteReadError(f"{path or 'remote request'}: {type(e).__name__}: {e} ({how})") from e
             _READS["retries"] += 1
             time.sleep(delay * (0.5 + random.random()))
     raise AssertionError("unreachable")  # pragma: no cover
@@ -138,27 +169,40 @@ class FsspecFileIO:
         self.fs = fsspec.filesystem(protocol, **(storage_options or {}))
 
     def read_bytes(self, path: str) -> bytes:
-        data: bytes = _with_retries(lambda: self.fs.cat_file(path))
+        data: bytes = _with_retries(lambda: self.fs.cat_file(path), path)
         _READS["bytes"] += len(data)
         return data
 
     def read_range(self, path: str, offset: int, length: int) -> bytes:
-        data: bytes = _with_retries(lambda: self.fs.cat_file(path, start=offset, end=offset + length))
+        data: bytes = _with_retries(lambda: self.fs.cat_file(path, start=offset, end=offset + length), path)
         _READS["bytes"] += len(data)
         return data
 
     def exists(self, path: str) -> bool:
-        return bool(_with_retries(lambda: self.fs.exists(path)))
+        return bool(_with_retries(lambda: self.fs.exists(path), path))
 
     def list_names(self, path: str) -> list[str]:
         try:
-            entries = _with_retries(lambda: self.fs.ls(path, detail=False))
+            entries = _with_retries(lambda: self.fs.ls(path, detail=False), path)
         except FileNotFoundError:
             return []
         return sorted(posixpath.basename(str(e).rstrip("/")) for e in entries)
 
     def size(self, path: str) -> int:
-        return int(_with_retries(lambda: self.fs.size(path)))
+        return int(_with_retries(lambda: self._file_size(path), path))
+
+    def _file_size(self, path: str) -> int:
+        """The size of the object ``path``; a driver that answers with something else than a file
+        (s3fs reports a directory of size 0 when its request for the object failed) is a transient
+        failure, its cached listing dropped."""
+        info = self.fs.info(path)
+        if info.get("type") != "file" or not isinstance(info.get("size"), int):
+            invalidate = getattr(self.fs, "invalidate_cache", None)
+            if invalidate is not None:
+                invalidate(path)
+            raise OSError(errno.EIO, f"the store answered for an object with {info.get('type')!r} "
+                                     f"of size {info.get('size')!r}")
+        return int(info["size"])
 
     def join(self, *parts: str) -> str:
         return posixpath.join(*parts)
