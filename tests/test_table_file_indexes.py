@@ -92,6 +92,7 @@ def test_corrupt_external_index_is_reported_and_the_rest_goes_on(tmp_path: Path)
                        capture_output=True, text=True)
     doc = json.loads(r.stdout)
     assert sum(1 for f in doc["files"] if "error" in f) == 1 and len(doc["files"]) == 6
+    assert r.returncode == 1 and "partial answer: 1 index file" in r.stderr  # as the text format: partial
 
 
 def test_cli_indexes_json_shape() -> None:

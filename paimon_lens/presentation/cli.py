@@ -105,18 +105,26 @@ def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
     table = _open(args)
     if getattr(args, "output_parquet", None):
         return _indexes_to_parquet(args, table, out)
-    infos = table.index_infos()
+    from ..consistency import run_consistently
     from ..snapshot_global_indexes import global_index_coverage, global_index_files
     from .global_index_frames import global_indexes_json
 
-    globals_ = global_indexes_json(table, global_index_files(table), global_index_coverage(table))
+    def read() -> tuple[Any, dict[str, Any], dict[str, Any] | None]:  # one snapshot for all of it
+        infos = table.index_infos()
+        globals_ = global_indexes_json(table, global_index_files(table), global_index_coverage(table))
+        return infos, globals_, indexes_json(table, infos) if args.format == "json" else None
+
+    infos, globals_, doc = run_consistently(table, read)
     global_errors = any(g["error"] for g in globals_["global_indexes"])
-    if args.format == "json":
-        doc = indexes_json(table, infos)
+    broken = sum(1 for i in infos if i.error) + sum(1 for g in globals_["global_indexes"] if g["error"])
+    if broken:
+        print(f"paimon-lens: partial answer: {broken} index file(s) or container(s) could not be read",
+              file=sys.stderr)
+    if doc is not None:
         doc.update(globals_)
         json.dump(doc, out, ensure_ascii=False, default=str, allow_nan=False)
         out.write("\n")
-        return 0
+        return 1 if broken else 0
     out.write(f"table {table.path}  snapshot {table.snapshot_id}  {len(infos)} file indexes, "
               f"{len(globals_['global_indexes'])} global / primary-key index files\n\n")
     rows = []
