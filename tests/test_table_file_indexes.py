@@ -105,3 +105,20 @@ def test_cli_indexes_json_shape() -> None:
     for types in f["columns"].values():
         for entry in types.values():
             assert isinstance(entry["bytes"], int)
+
+
+def test_missing_external_index_has_no_size_not_zero(tmp_path: Path) -> None:
+    """An ``.index`` file that is gone: its size is unknown (null in ``indexes --format json``, never 0),
+    the file's entry says why, and the command exits 1 (a partial answer)."""
+    src = FIXTURES / "tables/a_append_indexed/warehouse/db.db/events_external"
+    dst = tmp_path / "events_external"
+    shutil.copytree(src, dst)
+    victim = sorted(dst.glob("bucket-0/*.index"))[0]
+    victim.unlink()
+    r = subprocess.run([sys.executable, "-m", "paimon_lens", "indexes", str(dst), "--format", "json"],
+                       capture_output=True, text=True)
+    doc = json.loads(r.stdout)
+    gone = [f for f in doc["files"] if victim.name.startswith(f["file_name"])]
+    assert len(gone) == 1 and gone[0]["index_size"] is None and "error" in gone[0]
+    assert all(isinstance(f["index_size"], int) for f in doc["files"] if f is not gone[0])
+    assert r.returncode == 1

@@ -89,7 +89,9 @@ def indexes_json(table: SnapshotReader, infos: Sequence[IndexInfo]) -> dict[str,
             "partition": {k: to_json(v, t.type) for (k, v), t in zip(lf.partition.items(),
                                                                       table.schema.partition_fields)},
             "bucket": lf.entry.bucket, "row_count": lf.entry.file.row_count,
-            "index_location": lf.index_location, "index_size": table.index_size(lf) or 0,
+            # None: the container's size could not be read (never shown as 0)
+            "index_location": lf.index_location,
+            "index_size": table.index_size(lf) if lf.index_location != "none" else 0,
             "columns": {},
         }
     for info in infos:

@@ -191,7 +191,8 @@ class ExplainReport:
 
     def _at_own_snapshot(self, op: Callable[[SnapshotReader], T]) -> T:
         """``op(reader)`` on a reader of this report's snapshot, which does not move: the table itself
-        while it reads that snapshot, else the snapshot opened again (a table that moved on). Raises
+        while it reads that snapshot, else a reader pinned to the report's snapshot (a table that
+        moved on; a tag may still keep that snapshot's files). Raises
         :class:`~paimon_lens.errors.SnapshotNotFoundError` when the snapshot expired (the report
         cannot be completed: explain again)."""
         from ..consistency import run_consistently
