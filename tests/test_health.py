@@ -86,3 +86,17 @@ def test_cli_health_on_the_process_engine(warehouse: Path, capsys: pytest.Captur
     local = json.loads(capsys.readouterr().out)
     assert main(["health", str(warehouse), "--format", "json", "--no-progress", "--engine", "process"]) == 1
     assert json.loads(capsys.readouterr().out) == local
+
+
+def test_an_unreadable_index_size_is_unknown_not_zero(tmp_path: Path) -> None:
+    """A table whose external ``.index`` file is gone: its index bytes and index/data ratio are
+    unknown (None), not a total that counts the missing container as 0 bytes."""
+    src = Path(__file__).parent / "fixtures/tables/a_append_indexed/warehouse/db.db/events_external"
+    db = tmp_path / "wh" / "db.db"
+    shutil.copytree(src, db / "events_external")
+    sizes = {p: p.stat().st_size for p in (db / "events_external").rglob("*.index")}
+    whole = pl.open_catalog(str(tmp_path / "wh")).health().tables[0]
+    assert whole.index_bytes is not None and whole.index_bytes >= sum(sizes.values())
+    next(iter(sizes)).unlink()
+    row = pl.open_catalog(str(tmp_path / "wh")).health().tables[0]
+    assert row.index_bytes is None and row.index_data_ratio is None

@@ -311,6 +311,7 @@ def _uncompacted_buckets(table: SnapshotReader) -> list[Finding]:
 def _embedded_indexes(table: SnapshotReader) -> list[Finding]:
     from ..writer.file_index import DEFAULT_IN_MANIFEST_THRESHOLD, in_manifest_threshold
 
+    # embedded: the container is the manifest's _EMBEDDED_FILE_INDEX, its size always known
     sizes = [table.index_size(lf) or 0 for lf in table.live_files() if lf.index_location == "embedded"]
     total = sum(sizes)
     if total < EMBEDDED_MIN:

@@ -53,7 +53,8 @@ class TableHealth:
     schemas: int = 0
     stats_mode: str = ""
     index_coverage_ratio: float | None = None
-    index_bytes: int = 0
+    index_bytes: int | None = 0
+    """Bytes of the live files' index containers (None: one of their sizes could not be read)."""
     index_data_ratio: float | None = None
     dv_max_bucket_ratio: float | None = None
     findings: int = 0
@@ -155,8 +156,10 @@ def _measure(catalog: Catalog, identifier: str, workload_path: str | None, workl
         row.stats_mode = opts.get("metadata.stats-mode", DEFAULT_STATS_MODE.lower())
         indexed = [lf for lf in live if lf.index_location != "none"]
         row.index_coverage_ratio = len(indexed) / len(live) if live else None
-        row.index_bytes = sum(table.index_size(lf) or 0 for lf in indexed)
-        row.index_data_ratio = row.index_bytes / row.bytes if row.bytes else None
+        index_sizes = [table.index_size(lf) for lf in indexed]
+        known = [n for n in index_sizes if n is not None]
+        row.index_bytes = sum(known) if len(known) == len(index_sizes) else None  # an unread size is no 0
+        row.index_data_ratio = row.index_bytes / row.bytes if row.bytes and row.index_bytes is not None else None
         deleted = deleted_rows(table, table.engine)
         ratios = [sum(deleted.get(lf.entry.file.file_name, 0) for lf in files) / rows
                   for files in buckets(table).values() if (rows := sum(lf.entry.file.row_count for lf in files))]
