@@ -39,6 +39,7 @@ from .formats.global_index.meta import (
 )
 from .formats.global_index.native import NativeIndexHeader, read_native_header
 from .formats.global_index.sorted_index import SortedIndex
+from .metadata.bounded_cache import BoundedCache
 from .metadata.manifest import IndexFileMeta
 from .metadata.row_ranges import covered_count, merge_ranges
 from .snapshot_deletion_vectors import index_file_path, read_index_file
@@ -236,11 +237,16 @@ def global_index_columns(table: SnapshotReader) -> dict[str, list[str]]:
 
 
 # ---- decoding an index file -------------------------------------------------------------------------
+#: bytes of global and primary-key index files whose decoded forms a table directory keeps
+GLOBAL_INDEX_CACHE_BYTES = 64 * 1024 * 1024
+
+
 def open_global_index(table: SnapshotReader, gf: GlobalIndexFile) -> SortedIndex | NativeIndexHeader | None:
     """Decode a btree or bitmap file (keys -> local row ids) or read a vector / full-text header
     (None: a type with nothing readable). Raises :class:`PaimonLensError` / ``OSError``."""
-    key = f"global_index:{gf.path}:{gf.file_size}:{gf.field_id}:{gf.index_type}"
-    return table.shared(key, lambda: _open(table, gf))
+    cache = table.shared("global_index_cache", lambda: BoundedCache(GLOBAL_INDEX_CACHE_BYTES))
+    key = (gf.path, gf.file_size, gf.field_id, gf.index_type)
+    return cache.get(key, gf.file_size, lambda: _open(table, gf))
 
 
 def _open(table: SnapshotReader, gf: GlobalIndexFile) -> SortedIndex | NativeIndexHeader | None:
