@@ -77,3 +77,11 @@ def test_bench_live_race_quick_runs() -> None:
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
     assert "RESULT live race: " in r.stdout
+
+
+def test_bench_memory_quick_runs(tmp_path: Path) -> None:
+    """The quick memory benchmark (1,000 files) measures every command in a fresh process."""
+    r = subprocess.run([sys.executable, "-m", "benchmarks.bench_memory", "--quick", "--cache-dir", str(tmp_path)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    assert r.stdout.count("RESULT memory ") == 5 and "exit 0" in r.stdout
