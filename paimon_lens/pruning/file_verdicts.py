@@ -27,11 +27,10 @@ if TYPE_CHECKING:
 _new = object.__new__
 
 
-def pruned_verdict(lf: LiveFile, d: PlanDecision, dvs: dict[str, BitMap], dv_counts: dict[str, int] | None
-                   ) -> FileVerdict:
-    """The verdict of a file planning removed, with nothing to say about its index."""
+def pruned_verdict(lf: LiveFile, d: PlanDecision, deleted_rows: int | None) -> FileVerdict:
+    """The verdict of a file planning removed, with nothing to say about its index (``deleted_rows``:
+    see :meth:`FileReader.deleted_rows`)."""
     f = lf.entry.file
-    dv = dvs.get(f.file_name)
     # FileVerdict(...) for thousands of files: fill the frozen instance directly (same object,
     # without one object.__setattr__ per field; FileVerdict has no __post_init__)
     verdict = _new(FileVerdict)
@@ -40,8 +39,7 @@ def pruned_verdict(lf: LiveFile, d: PlanDecision, dvs: dict[str, BitMap], dv_cou
         level=f.level, row_count=f.row_count, file_size=f.file_size, index_location=d.index_location,
         partition_keep=d.partition_keep, bucket_keep=d.bucket_keep, stats_used=d.stats_used,
         decision=d, planned=False, read=False,
-        deleted_rows=len(dv) if dv is not None else dv_counts.get(f.file_name, 0) if dv_counts else 0,
-        rows_after_dv=0, stage=d.stage, reason=d.__dict__["reason"], matching_positions=None,
+        deleted_rows=deleted_rows, rows_after_dv=0, stage=d.stage, reason=d.__dict__["reason"], matching_positions=None,
         matching_live_positions=None, flags=(), error=None, branch=None, index_selected_rows=None,
         dv_removed_rows=0,
     )
@@ -71,7 +69,8 @@ class UndecidedVerdicts:
         """``slots`` (the verdicts in file order, None where an undecided file goes) completed."""
         removed, files, reader = self.removed, self._files, self._reader
         for k in removed.positions:
-            slots[k] = pruned_verdict(files[k], removed.decision(k), reader.dvs, reader.dv_counts)
+            name = files[k].entry.file.file_name
+            slots[k] = pruned_verdict(files[k], removed.decision(k), reader.deleted_rows(name, reader.dvs.get(name)))
         notes: list[str] = []
         for k in removed.read_whole:
             slots[k] = v = reader.verdict(files[k], removed.decision(k), notes)
@@ -107,14 +106,14 @@ class FileReader:
 
     def verdict(self, lf: LiveFile, d: PlanDecision, notes: list[str]) -> FileVerdict:
         """The verdict of ``lf`` planned as ``d`` (what it has to say appended to ``notes``)."""
-        truth, dvs, dv_counts = self.truth, self.dvs, self.dv_counts
+        truth, dvs = self.truth, self.dvs
         f = lf.entry.file
         dv = dvs.get(f.file_name)
         dv_error = self.dv_errors.get(f.file_name) if self.dv_errors else None
         if not d.planned and not truth and dv_error is None:
             state = getattr(d.index_state, "computed", None)
             if state is None or state[1] is None:  # pruned at planning, nothing to say: the short way
-                return pruned_verdict(lf, d, dvs, dv_counts)
+                return pruned_verdict(lf, d, self.deleted_rows(f.file_name, dv))
         if truth:
             from .truth import group_matching_positions, matching_positions
         table, predicate, index_enabled, rules = self.table, self.predicate, self.index_enabled, self.rules
