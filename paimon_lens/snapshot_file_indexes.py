@@ -31,12 +31,12 @@ if TYPE_CHECKING:
 VALUE_KEYS = VALUE_FIELDS
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IndexInfo:
     """One index of one column of one data file (``reader`` None when it could not be decoded).
 
     ``summary()`` is computed once (:func:`file_indexes` computes it while decoding) and kept;
-    each call returns a fresh copy.
+    each call returns a fresh copy. ``bytes`` is None when the container's size could not be read.
     """
 
     file: LiveFile
@@ -44,32 +44,54 @@ class IndexInfo:
     index_type: str
     storage: str  # embedded | external
     index_file: str | None
-    bytes: int
+    bytes: int | None
     data_type: DataType | None
     reader: FileIndexReader | None
     error: str | None = None
-    _summary: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    _summary: tuple[tuple[str, ...], tuple[Any, ...]] | None = field(default=None, repr=False, compare=False)
+    """The summary as its keys (one tuple shared by every index of a kind) and values: a snapshot's
+    list holds one per index of every file."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled (to leave a task's process): the facts and the summary; the file and the decoded
         reader stay behind (``file`` None, ``reader`` a marker when there was one)."""
-        state = dict(self.__dict__)
-        if state["reader"] is not None:
-            state["_summary"] = self.summary() if state["_summary"] is None else state["_summary"]
-            state["reader"] = _Decoded()
-        state["file"] = None
-        return _portable_info, (state,)
+        summary = self._summary
+        reader: Any = self.reader
+        if reader is not None:
+            summary = _packed(summarize(reader)) if summary is None else summary
+            reader = _Decoded()
+        return IndexInfo, (None, self.column, self.index_type, self.storage, self.index_file, self.bytes,
+                           self.data_type, reader, self.error, summary)
 
     def summary(self) -> dict[str, Any]:
         """Scalar facts of the index (type-specific; internal values for ``min``/``max``)."""
         if self.reader is None:
             return {}
-        cached = self._summary
-        if cached is None:
-            cached = summarize(self.reader)
-            object.__setattr__(self, "_summary", cached)  # a cache, not state: frozen otherwise
+        packed = self._summary
+        if packed is None:
+            packed = _packed(summarize(self.reader))
+            object.__setattr__(self, "_summary", packed)  # a cache, not state: frozen otherwise
         return {k: list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
-                for k, v in cached.items()}
+                for k, v in zip(*packed)}
+
+    def released(self, table: SnapshotReader, position: int) -> IndexInfo:
+        """This index with its decoded reader let go (a :class:`DeferredReader` decodes the file's
+        container again when the reader is asked for), its summary kept."""
+        if self.reader is None or isinstance(self.reader, DeferredReader):
+            return self
+        summary = self._summary if self._summary is not None else _packed(summarize(self.reader))
+        deferred = cast("FileIndexReader", DeferredReader(table, self.file, position))
+        return IndexInfo(self.file, self.column, self.index_type, self.storage, self.index_file, self.bytes,
+                         self.data_type, deferred, self.error, summary)
+
+
+_SUMMARY_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _packed(summary: dict[str, Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """A summary as (shared keys, values)."""
+    keys = tuple(summary)
+    return _SUMMARY_KEYS.setdefault(keys, keys), tuple(summary.values())
 
 
 def summarize(reader: FileIndexReader) -> dict[str, Any]:
@@ -134,8 +156,9 @@ class ContainerCache:
         return container, readers, columns
 
 
-def file_indexes(table: SnapshotReader, lf: LiveFile) -> Iterator[IndexInfo]:
-    """Every (column, index type) of one file, decoded lazily per index."""
+def file_indexes(table: SnapshotReader, lf: LiveFile, only: int | None = None) -> Iterator[IndexInfo]:
+    """Every (column, index type) of one file, decoded lazily per index (``only``: the index at that
+    position alone, the others not decoded)."""
     location = lf.index_location
     if location == "none":
         return
@@ -143,19 +166,23 @@ def file_indexes(table: SnapshotReader, lf: LiveFile) -> Iterator[IndexInfo]:
     try:
         container = open_container(table, lf)
     except (PaimonLensError, OSError) as e:
-        yield IndexInfo(lf, "", "", location, index_file, table.index_size(lf) or 0, None, None, str(e))
+        yield IndexInfo(lf, "", "", location, index_file, table.index_size(lf), None, None, str(e))
         return
     if container is None:
         return
     schema = table.schema_manager.schema(lf.entry.file.schema_id)
+    position = -1
     for col in container.layout.columns:
         dtype = index_field_type(schema.fields, col.column)
         for entry in col.indexes:
+            position += 1
+            if only is not None and position != only:
+                continue
             try:
                 reader = _create_reader(container, col.column, entry, dtype)
                 summary = summarize(reader)  # decode now so that corruption shows up on this row
                 yield IndexInfo(lf, col.column, entry.index_type, location, index_file,
-                                max(entry.length, 0), dtype, reader, _summary=summary)
+                                max(entry.length, 0), dtype, reader, _summary=_packed(summary))
             except (PaimonLensError, OSError, ValueError) as e:
                 yield IndexInfo(lf, col.column, entry.index_type, location, index_file,
                                 max(entry.length, 0), dtype, None, str(e))
@@ -176,20 +203,41 @@ def _create_reader(container: FileIndexFormatReader, column: str, entry: IndexEn
 
 def _decode_chunk(table: SnapshotReader, files: list[LiveFile], _extras: list[Any],
                   show: bool | None = False) -> list[list[IndexInfo]]:
-    """A task: every index of each file, decoded and summarised (``show``: a progress bar, see
-    :mod:`paimon_lens.progress`; off in tasks of other processes)."""
+    """A task: every index of each file, decoded and summarised, the decoded readers let go (``show``:
+    a progress bar, see :mod:`paimon_lens.progress`; off in tasks of other processes)."""
     shown = files if show is False else progress(files, total=len(files), desc="decoding file indexes", enabled=show)
-    return [list(file_indexes(table, lf)) for lf in shown]
+    return [[info.released(table, k) for k, info in enumerate(file_indexes(table, lf))] for lf in shown]
 
 
 def table_file_indexes(table: SnapshotReader, engine: Engine | None = None) -> list[IndexInfo]:
     """Every index of every live file of the snapshot, decoded on ``engine`` (default: here) once
     per snapshot.
 
-    Decoded elsewhere, an index comes back as its summary; its reader is decoded again here on
-    first use (:class:`DeferredReader`), as a frame needing the whole index (``bitmap_values``) does.
+    Only the summaries are kept: an index's reader is decoded again on first use
+    (:class:`DeferredReader`), as a frame needing the whole index (``bitmap_values``) does.
     """
     return table.memo("file_indexes", lambda: _decode_all(table, engine or LOCAL))
+
+
+def file_indexes_by_file(table: SnapshotReader, engine: Engine | None = None
+                         ) -> Iterator[tuple[LiveFile, list[IndexInfo]]]:
+    """Every live file with its decoded indexes, in :meth:`~SnapshotReader.live_files` order.
+
+    Run here (no engine, or one running a task at a time) and not yet decoded for the snapshot,
+    each file's indexes are decoded when its turn comes and nothing is kept: an answer over every
+    file holds one file's indexes at a time. Otherwise :func:`table_file_indexes` (decoded on the
+    engine, or already kept for the snapshot) is grouped by file.
+    """
+    files = table.live_files()
+    if (engine is None or task_count(engine) == 1) and not table.memoized("file_indexes"):
+        for lf in progress(files, total=len(files), desc="decoding file indexes", enabled=None):
+            yield lf, list(file_indexes(table, lf))  # decoded readers and all: let go with the list
+        return
+    by_file: dict[str, list[IndexInfo]] = {}
+    for info in table_file_indexes(table, engine):
+        by_file.setdefault(info.file.entry.file.file_name, []).append(info)
+    for lf in files:
+        yield lf, by_file.get(lf.entry.file.file_name, [])
 
 
 def _decode_all(table: SnapshotReader, engine: Engine) -> list[IndexInfo]:
@@ -213,14 +261,12 @@ class _Decoded:
     """Stands, in a pickled :class:`IndexInfo`, for a reader that was decoded (it stays behind)."""
 
 
-def _portable_info(state: dict[str, Any]) -> IndexInfo:
-    info = object.__new__(IndexInfo)
-    info.__dict__.update(state)
-    return info
-
-
 class DeferredReader:
-    """Stands for an index reader decoded in another process: decoded again here on first attribute use."""
+    """Stands for an index reader let go after its summary was taken (or decoded in another
+    process): the file's container is decoded again on first attribute use, and kept until
+    :meth:`release`."""
+
+    __slots__ = ("_lf", "_position", "_real", "_table")
 
     def __init__(self, table: SnapshotReader, lf: LiveFile, position: int) -> None:
         self._table = table
@@ -231,13 +277,20 @@ class DeferredReader:
     def reader(self) -> FileIndexReader:
         """The real reader (decoding the file's container in this process once)."""
         if self._real is None:
-            info = list(file_indexes(self._table, self._lf))[self._position]
+            found = list(file_indexes(self._table, self._lf, self._position))  # that index alone
+            if not found:
+                raise RuntimeError(f"{self._lf.path}: index {self._position} is no longer in the container")
+            info = found[0]
             if info.reader is None:
                 raise RuntimeError(f"{self._lf.path}: index {info.column}/{info.index_type} no longer decodes")
             self._real = info.reader
         return self._real
 
+    def release(self) -> None:
+        """Let the decoded reader go (it is decoded again when next used)."""
+        self._real = None
+
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("_table", "_lf", "_position", "_real"):
+        if name.startswith("__") or name in DeferredReader.__slots__:  # not set yet (being unpickled)
             raise AttributeError(name)
         return getattr(self.reader(), name)

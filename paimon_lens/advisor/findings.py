@@ -193,7 +193,7 @@ def _index_size(table: SnapshotReader, infos: Sequence[IndexInfo]) -> list[Findi
             by_index[(info.column, info.index_type)].append(info)
     out = []
     for (column, index_type), part in sorted(by_index.items()):
-        index_bytes = sum(i.bytes for i in part)
+        index_bytes = sum(i.bytes for i in part if i.bytes is not None)  # None only on container errors
         data_bytes = sum(i.file.entry.file.file_size for i in part)
         if not data_bytes or index_bytes < INDEX_SIZE_RATIO * data_bytes:
             continue
@@ -225,7 +225,7 @@ def _bloom_oversized(table: SnapshotReader, infos: Sequence[IndexInfo]) -> list[
         largest = rows[min(len(rows) - 1, int(0.95 * len(rows)))]
         if largest <= 0 or items < BLOOM_OVERSIZE * largest:
             continue
-        now = sum(i.bytes for i in part)
+        now = sum(i.bytes for i in part if i.bytes is not None)
         right_bits, _ = bloom_filter_sizing(largest, fpp)
         right = len(part) * (4 + right_bits // 8)
         if right >= now:
@@ -335,7 +335,7 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexInfo], workload
     fields = table.schema.fields
     indexed: dict[tuple[str, str], int] = defaultdict(int)  # (column as indexed, col[key] too, type) -> bytes
     for info in infos:
-        if info.column:
+        if info.column and info.bytes is not None:  # None only on a container's error row (no column)
             indexed[(info.column, info.index_type)] += info.bytes
     named: dict[str, list[tuple[Any, float]]] = defaultdict(list)
     for q, report in zip(workload, explains):

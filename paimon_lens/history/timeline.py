@@ -206,7 +206,11 @@ class _Timeline:
                 return frozenset(), 0
             labels = frozenset(f"{ix.index_type}({col.column})" for col in container.layout.columns
                                for ix in col.indexes)
-            return labels, reader.index_size(lf) or 0
+            size = reader.index_size(lf)
+            if size is None:  # counted as nothing, and said so
+                problems.append(f"index of {entry.file.file_name}: the size of {lf.index_file_path} could not be read")
+                return labels, 0
+            return labels, size
         except (PaimonLensError, OSError) as e:
             problems.append(f"index of {entry.file.file_name}: {e}")
             return frozenset({"unreadable"}), 0

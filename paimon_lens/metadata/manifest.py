@@ -43,15 +43,13 @@ FILE_KIND_ADD = 0
 FILE_KIND_DELETE = 1
 FILE_SOURCES = {0: "APPEND", 1: "COMPACT"}
 
-_new = object.__new__
-# Manifests hold thousands of records: their frozen dataclasses below are built by filling the
-# instance ``__dict__`` directly (what the generated ``__init__`` does one ``object.__setattr__``
-# per field, several times slower). The objects are the same: no field has a default factory or
-# a ``__post_init__``.
+_tuple_new = tuple.__new__
+# Manifests hold hundreds of thousands of records: a data file's records (``SimpleStatsBytes``,
+# ``DataFileMeta``, ``ManifestEntry``) are named tuples, a third of the memory of a dataclass
+# with an instance ``__dict__``, built with ``tuple.__new__`` from the decoded values directly.
 
 
-@dataclass(frozen=True)
-class SimpleStatsBytes:
+class SimpleStatsBytes(NamedTuple):
     """Undecoded ``SimpleStats``: BinaryRow bytes of minima and maxima, and null counts."""
 
     min_values: bytes
@@ -59,16 +57,35 @@ class SimpleStatsBytes:
     null_counts: tuple[int | None, ...] | None
 
     @staticmethod
-    def from_record(rec: dict[str, Any] | None) -> SimpleStatsBytes:
-        """From an Avro ``_*_STATS`` record."""
-        stats = _new(SimpleStatsBytes)
+    def from_record(rec: dict[str, Any] | None, *same: bytes) -> SimpleStatsBytes:
+        """From an Avro ``_*_STATS`` record (``same``: bytes objects to share when equal, as a key
+        file's key stats and its ``_MIN_KEY``/``_MAX_KEY``)."""
         if not rec:
-            stats.__dict__.update(min_values=b"", max_values=b"", null_counts=None)
-            return stats
+            return _NO_STATS
         nc = rec.get("_NULL_COUNTS")
-        stats.__dict__.update(min_values=rec.get("_MIN_VALUES") or b"", max_values=rec.get("_MAX_VALUES") or b"",
-                              null_counts=None if nc is None else tuple(nc))
-        return stats
+        lo, hi = rec.get("_MIN_VALUES") or b"", rec.get("_MAX_VALUES") or b""
+        for b in same:
+            if lo == b:
+                lo = b
+            if hi == b:
+                hi = b
+        return _tuple_new(SimpleStatsBytes, (lo, hi, None if nc is None else _null_counts(nc)))
+
+
+_NO_STATS = SimpleStatsBytes(b"", b"", None)
+_NULL_COUNTS: dict[tuple[int | None, ...], tuple[int | None, ...]] = {}
+"""Null counts already seen, shared: most files of a table have the same few (all zeros)."""
+
+
+def _null_counts(counts: list[int | None]) -> tuple[int | None, ...]:
+    """``tuple(counts)``, one object per distinct value (the first 65,536 kept)."""
+    t = tuple(counts)
+    got = _NULL_COUNTS.get(t)
+    if got is not None:
+        return got
+    if len(_NULL_COUNTS) < 65536:
+        _NULL_COUNTS[t] = t
+    return t
 
 
 @dataclass(frozen=True)
@@ -105,8 +122,7 @@ class ManifestFileMeta:
         )
 
 
-@dataclass(frozen=True)
-class DataFileMeta:
+class DataFileMeta(NamedTuple):
     """A data file as a manifest entry describes it (Paimon's ``DataFileMeta``)."""
 
     file_name: str
@@ -140,25 +156,24 @@ class DataFileMeta:
             ct = ct.replace(tzinfo=None)  # Paimon writes a LocalDateTime as timestamp-millis
         elif isinstance(ct, int):
             ct = _dt.datetime(1970, 1, 1) + _dt.timedelta(milliseconds=ct)
-        meta = _new(DataFileMeta)
-        meta.__dict__.update(
-            file_name=rec["_FILE_NAME"], file_size=rec["_FILE_SIZE"], row_count=rec["_ROW_COUNT"],
-            min_key=rec.get("_MIN_KEY") or b"", max_key=rec.get("_MAX_KEY") or b"",
-            key_stats=SimpleStatsBytes.from_record(rec.get("_KEY_STATS")),
-            value_stats=SimpleStatsBytes.from_record(rec.get("_VALUE_STATS")),
-            min_sequence_number=rec["_MIN_SEQUENCE_NUMBER"], max_sequence_number=rec["_MAX_SEQUENCE_NUMBER"],
-            schema_id=rec["_SCHEMA_ID"], level=rec["_LEVEL"],
-            extra_files=tuple(rec.get("_EXTRA_FILES") or ()),
-            creation_time=ct,
-            delete_row_count=rec.get("_DELETE_ROW_COUNT"),
-            embedded_index=rec.get("_EMBEDDED_FILE_INDEX"),
-            file_source=rec.get("_FILE_SOURCE"),
-            value_stats_cols=None if vsc is None else tuple(vsc),
-            external_path=rec.get("_EXTERNAL_PATH"),
-            first_row_id=rec.get("_FIRST_ROW_ID"),
-            write_cols=None if wc is None else tuple(wc),
-        )
-        return meta
+        min_key, max_key = rec.get("_MIN_KEY") or b"", rec.get("_MAX_KEY") or b""
+        return _tuple_new(DataFileMeta, (
+            rec["_FILE_NAME"], rec["_FILE_SIZE"], rec["_ROW_COUNT"],
+            min_key, max_key,
+            SimpleStatsBytes.from_record(rec.get("_KEY_STATS"), min_key, max_key),
+            SimpleStatsBytes.from_record(rec.get("_VALUE_STATS")),
+            rec["_MIN_SEQUENCE_NUMBER"], rec["_MAX_SEQUENCE_NUMBER"],
+            rec["_SCHEMA_ID"], rec["_LEVEL"],
+            tuple(rec.get("_EXTRA_FILES") or ()),
+            ct,
+            rec.get("_DELETE_ROW_COUNT"),
+            rec.get("_EMBEDDED_FILE_INDEX"),
+            rec.get("_FILE_SOURCE"),
+            None if vsc is None else tuple(vsc),
+            rec.get("_EXTERNAL_PATH"),
+            rec.get("_FIRST_ROW_ID"),
+            None if wc is None else tuple(wc),
+        ))
 
     @property
     def index_file(self) -> str | None:
@@ -169,8 +184,7 @@ class DataFileMeta:
         return None
 
 
-@dataclass(frozen=True)
-class ManifestEntry:
+class ManifestEntry(NamedTuple):
     """One manifest record: ADD (0) or DELETE (1) of a data file in a partition and bucket."""
 
     kind: int
@@ -534,9 +548,10 @@ class _Loaded:
 
 def _manifest_entries(records: list[dict[str, Any]], path: str, name: str) -> list[ManifestEntry]:
     """Manifest entries of ``records`` (of manifest ``name`` at ``path``), checked."""
+    partitions: dict[bytes, bytes] = {}  # one bytes object per partition, not one per entry
     try:
-        entries = [_entry(r["_KIND"], r["_PARTITION"], r["_BUCKET"], r["_TOTAL_BUCKETS"],
-                          DataFileMeta.from_record(r["_FILE"]), name)
+        entries = [_entry(r["_KIND"], partitions.setdefault(r["_PARTITION"], r["_PARTITION"]), r["_BUCKET"],
+                          r["_TOTAL_BUCKETS"], DataFileMeta.from_record(r["_FILE"]), name)
                    for r in records]
     except (KeyError, TypeError, AttributeError) as e:
         raise _wrap(path, "manifest entry", e) from None
@@ -559,10 +574,7 @@ def _manifest_entries(records: list[dict[str, Any]], path: str, name: str) -> li
 def _entry(kind: int, partition: bytes, bucket: int, total_buckets: int, file: DataFileMeta,
            manifest: str) -> ManifestEntry:
     """``ManifestEntry(...)``, built as the records above are."""
-    entry = _new(ManifestEntry)
-    entry.__dict__.update(kind=kind, partition=partition, bucket=bucket, total_buckets=total_buckets, file=file,
-                          manifest=manifest)
-    return entry
+    return _tuple_new(ManifestEntry, (kind, partition, bucket, total_buckets, file, manifest))
 
 
 def read_index_manifest(file_io: FileIO, manifest_dir: str, name: str) -> list[IndexFileMeta]:

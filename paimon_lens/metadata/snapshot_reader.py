@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import partial
 from typing import Any, TypeVar
 
 from ..consistency import consistent
@@ -56,14 +56,37 @@ Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], list[Any]]
 
 
 
-@dataclass(frozen=True)
 class LiveFile:
-    """A live data file of a snapshot, with its partition decoded and its stats decoded on access."""
+    """A live data file of a snapshot, with its partition decoded and its stats decoded on access.
 
-    entry: ManifestEntry
-    partition: dict[str, Any]
-    path: str
-    stats: Sequence[ColumnStats]
+    A listing holds one per live file: the class has slots, and files of one partition share one
+    ``partition`` mapping (read it, never change it).
+    """
+
+    __slots__ = ("_directory", "_path", "entry", "partition", "stats")
+
+    def __init__(self, entry: ManifestEntry, partition: dict[str, Any], path: str | None,
+                 stats: Sequence[ColumnStats], directory: str | None = None) -> None:
+        self.entry = entry
+        self.partition = partition
+        self._path = path
+        self._directory = directory
+        """With ``path`` None: the file's directory (``.../bucket-N/``, shared by the bucket's files)."""
+        self.stats = stats
+
+    @property
+    def path(self) -> str:
+        """The file's path relative to the table directory (or its external path)."""
+        path = self._path
+        if path is None:
+            return f"{self._directory}{self.entry.file.file_name}"
+        return path
+
+    def __repr__(self) -> str:
+        return f"LiveFile({self.path!r}, bucket={self.entry.bucket}, level={self.entry.file.level})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return LiveFile, (self.entry, self.partition, self._path, self.stats, self._directory)
 
     @property
     def stats_error(self) -> str | None:
@@ -75,7 +98,7 @@ class LiveFile:
         """The manifest's ``DataFileMeta``."""
         return self.entry.file
 
-    @cached_property
+    @property
     def index_location(self) -> str:
         """``embedded`` (in the manifest), ``external`` (an ``.index`` file) or ``none``."""
         f = self.entry.file
@@ -83,7 +106,7 @@ class LiveFile:
             return "embedded"
         return "external" if f.index_file is not None else "none"
 
-    @cached_property
+    @property
     def index_key(self) -> tuple[str, bytes | str | None]:
         """The file's name and its index container (the embedded bytes or the ``.index`` file's name):
         a data file's name is unique in its table, but its index may be rewritten."""
@@ -463,29 +486,32 @@ class SnapshotReader:
                    prefixes: dict[tuple[bytes, int], str], layouts: dict[tuple[Any, ...], StatsLayout]) -> LiveFile:
         """One live file; ``partitions``, ``prefixes`` and ``layouts`` are caches shared by a listing."""
         f = entry.file
-        where = f"{manifest_dir}/{entry.manifest} entry {f.file_name}"
         decoded = partitions.get(entry.partition)
         if decoded is None:
-            decoded = partitions[entry.partition] = self.decode_partition(entry.partition, where + " _PARTITION")
-        partition = dict(decoded)
+            where = f"{manifest_dir}/{entry.manifest} entry {f.file_name} _PARTITION"
+            decoded = partitions[entry.partition] = self.decode_partition(entry.partition, where)
+        partition = decoded  # shared by the partition's files
+        path: str | None = None
+        directory: str | None = None
         if f.external_path:
             path = f.external_path
-        else:
-            prefix = prefixes.get((entry.partition, entry.bucket))
-            if prefix is None:
-                prefix = prefixes[(entry.partition, entry.bucket)] = self.bucket_path(entry.bucket, partition)
-            path = f"{prefix}/{f.file_name}"
+        else:  # the path is the bucket's directory (shared) and the file's name: not one more string
+            directory = prefixes.get((entry.partition, entry.bucket))
+            if directory is None:
+                directory = prefixes[(entry.partition, entry.bucket)] = self.bucket_path(entry.bucket, partition) + "/"
         try:
             file_schema = self.schema_manager.schema(f.schema_id)
         except TableNotFoundError as e:
             unknown = tuple(ColumnStats(None, None, None) for _ in self.schema.fields)
-            return LiveFile(entry, partition, path, _UnknownStats(unknown, str(e)))
+            return LiveFile(entry, partition, path, _UnknownStats(unknown, str(e)), directory)
         key = StatsLayout.key(f)
         layout = layouts.get(key)
         if layout is None:
             layout = layouts[key] = StatsLayout(f, file_schema, self.schema.fields)
         return LiveFile(entry, partition, path,
-                        FileStats(f, file_schema, self.schema.fields, where + " _VALUE_STATS", layout))
+                        FileStats(f, file_schema, self.schema.fields,
+                                  (manifest_dir, "/", entry.manifest, " entry ", f.file_name, " _VALUE_STATS"),
+                                  layout), directory)
 
     @property
     def live_file_count(self) -> int | None:

@@ -11,8 +11,7 @@ no stored stats (mode ``none``, nested types, dense-store cuts) has null min/max
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 from ..errors import CorruptFileError, PaimonLensError
 from ..types import DataField, parse_type
@@ -22,9 +21,9 @@ from .manifest import DataFileMeta, SimpleStatsBytes
 from .schema import TableSchema
 
 
-@dataclass(frozen=True)
-class ColumnStats:
-    """Min, max and null count of one column in one file; None where unknown."""
+class ColumnStats(NamedTuple):
+    """Min, max and null count of one column in one file; None where unknown (a named tuple: a
+    listing holds one per column per file)."""
 
     min: Any
     max: Any
@@ -51,6 +50,12 @@ def stats_fields(meta: DataFileMeta, file_schema: TableSchema) -> list[DataField
             raise KeyError(f"stats column {n!r} is not in schema {file_schema.id}")
         out.append(by_name[n])
     return out
+
+
+def read_once(stats: Sequence[ColumnStats]) -> list[ColumnStats]:
+    """A file's column stats for a single reading (:meth:`FileStats.uncached`; any other sequence
+    as a list)."""
+    return stats.uncached() if isinstance(stats, FileStats) else list(stats)
 
 
 def decode_stats(stats: SimpleStatsBytes, fields: Sequence[DataField], path: str | None) -> list[ColumnStats]:
@@ -81,7 +86,7 @@ def evolve_stats(
 
 
 _UNKNOWN = ColumnStats(None, None, None)
-_new = object.__new__
+_tuple_new = tuple.__new__
 
 
 def missing_stats(in_file: bool, row_count: int) -> ColumnStats:
@@ -149,15 +154,22 @@ class FileStats(Sequence[ColumnStats]):
     __slots__ = ("_cache", "_file_schema", "_layout", "_meta", "_rows", "_targets", "_where", "error")
 
     def __init__(self, meta: DataFileMeta, file_schema: TableSchema, target_fields: Sequence[DataField],
-                 where: str, layout: StatsLayout | None = None) -> None:
+                 where: str | tuple[str, ...], layout: StatsLayout | None = None) -> None:
         self._meta = meta
         self._file_schema = file_schema
         self._targets = target_fields
         self._where = where
         self._layout = layout
-        self._cache: dict[int, ColumnStats] = {}
+        self._cache: list[ColumnStats | None] | None = None
         self._rows: tuple[BinaryRowReader, BinaryRowReader] | None = None
         self.error: str | None = None
+
+    @property
+    def where(self) -> str:
+        """Where the stats are read from (the manifest entry and its field), for messages; given as
+        the parts of the text, it is joined only when asked (a listing holds one per file)."""
+        where = self._where
+        return where if isinstance(where, str) else "".join(where)
 
     def _open_rows(self, layout: StatsLayout) -> None:
         if layout.error is not None:
@@ -165,9 +177,10 @@ class FileStats(Sequence[ColumnStats]):
             return
         n = len(layout.stored)
         st = self._meta.value_stats
+        where = self.where
         try:
-            self._rows = (BinaryRowReader(st.min_values, n, f"{self._where} _MIN_VALUES"),
-                          BinaryRowReader(st.max_values, n, f"{self._where} _MAX_VALUES"))
+            self._rows = (BinaryRowReader(st.min_values, n, f"{where} _MIN_VALUES"),
+                          BinaryRowReader(st.max_values, n, f"{where} _MAX_VALUES"))
         except CorruptFileError as e:
             self.error = str(e)
 
@@ -187,9 +200,7 @@ class FileStats(Sequence[ColumnStats]):
         counts = self._meta.value_stats.null_counts
         nc = counts[pos] if counts is not None and pos < len(counts) else None
         if i in layout.bounds_lost:  # min/max are not bounds in the current type: null counts only
-            stats = _new(ColumnStats)
-            stats.__dict__.update(min=None, max=None, null_count=nc)
-            return stats
+            return _tuple_new(ColumnStats, (None, None, nc))
         decode, label = layout.decoders[pos], layout.field_labels[pos]
         try:
             mn, mx = rows[0].get_with(pos, decode, label), rows[1].get_with(pos, decode, label)
@@ -201,12 +212,9 @@ class FileStats(Sequence[ColumnStats]):
             self.error = str(e)
             return _UNKNOWN
         except PaimonLensError as e:  # a value that does not cast (CastError)
-            self.error = f"{self._where}: {layout.field_labels[pos]}: {e}"
+            self.error = f"{self.where}: {layout.field_labels[pos]}: {e}"
             return _UNKNOWN
-        # ColumnStats(mn, mx, nc), filling the frozen instance directly (it has no __post_init__)
-        stats = _new(ColumnStats)
-        stats.__dict__.update(min=mn, max=mx, null_count=nc)
-        return stats
+        return _tuple_new(ColumnStats, (mn, mx, nc))
 
     @overload
     def __getitem__(self, i: int) -> ColumnStats: ...
@@ -215,22 +223,27 @@ class FileStats(Sequence[ColumnStats]):
     def __getitem__(self, i: slice) -> list[ColumnStats]: ...
 
     def __getitem__(self, i: int | slice) -> ColumnStats | list[ColumnStats]:
-        if type(i) is int and i >= 0:
-            got = self._cache.get(i)
-            if got is None:
-                got = self._cache[i] = self._decode(i)
-            return got
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        if i < 0:
-            i += len(self._targets)
-        got = self._cache.get(i)
+        cache = self._cache
+        if cache is None:
+            cache = self._cache = [None] * len(self._targets)
+        got = cache[i]  # IndexError out of range, as a list
         if got is None:
-            got = self._cache[i] = self._decode(i)
+            got = cache[i] = self._decode(i if i >= 0 else i + len(cache))
         return got
 
     def __len__(self) -> int:
         return len(self._targets)
+
+    def uncached(self) -> list[ColumnStats]:
+        """Every column's stats, those not decoded yet decoded now without being kept (an answer
+        reading each file once, over every file of a large table)."""
+        cache = self._cache
+        rows = self._rows
+        out = [(cache[i] if cache is not None else None) or self._decode(i) for i in range(len(self._targets))]
+        self._rows = rows  # the opened rows stay only if they were open before
+        return out
 
     def __iter__(self) -> Iterator[ColumnStats]:
         for i in range(len(self._targets)):

@@ -23,7 +23,7 @@ import argparse
 import json
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..consistency import SnapshotMovedWarning
@@ -69,15 +69,18 @@ def cmd_files(args: argparse.Namespace, out: Any) -> int:
     from .frames import file_record
 
     table = _open(args)
-    records = [file_record(table, lf, as_json=True) for lf in table.live_files()]
+    files = table.live_files()
+    records = (file_record(table, lf, as_json=True) for lf in files)  # one at a time
     if args.format == "json":
-        doc = {"table": table.path, "branch": table.branch, "snapshot_id": table.snapshot_id,
-               "schema_id": table.schema.id, "files": records}
-        json.dump(doc, out, ensure_ascii=False, allow_nan=False)
+        from ..io.json_stream import write_document
+
+        write_document(out, [("table", table.path), ("branch", table.branch), ("snapshot_id", table.snapshot_id),
+                             ("schema_id", table.schema.id), ("files", records)],
+                       ensure_ascii=False, allow_nan=False)
         out.write("\n")
         return 0
     out.write(f"table {table.path}  snapshot {table.snapshot_id}  schema {table.schema.id}  "
-              f"{len(records)} live files\n\n")
+              f"{len(files)} live files\n\n")
     rows = []
     for r in records:
         part = ",".join(f"{k}={v}" for k, v in r["partition"].items()) or "-"
@@ -99,45 +102,60 @@ def _fact(key: str, value: Any) -> str:
 
 
 def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
-    """``indexes``: every file index of a snapshot, decoded."""
-    from .index_frames import indexes_json
-
+    """``indexes``: every file index of a snapshot, decoded (one file's indexes held at a time; the
+    answer is spooled until complete, so that one that moves to a newer snapshot starts afresh)."""
     table = _open(args)
     if getattr(args, "output_parquet", None):
         return _indexes_to_parquet(args, table, out)
     from ..consistency import run_consistently
+    from ..io.json_stream import Spool, write_document
+    from ..snapshot_file_indexes import file_indexes_by_file
     from ..snapshot_global_indexes import global_index_coverage, global_index_files
     from .global_index_frames import global_indexes_json
+    from .index_frames import index_file_record
 
-    def read() -> tuple[Any, dict[str, Any], dict[str, Any] | None]:  # one snapshot for all of it
-        infos = table.index_infos()
+    counts = {"indexes": 0, "broken": 0}
+
+    def per_file(spool_file: Any) -> Iterator[Any]:
+        counts.update(indexes=0, broken=0)
+        for lf, infos in file_indexes_by_file(table, table.engine):
+            counts["indexes"] += len(infos)
+            counts["broken"] += sum(1 for i in infos if i.error)
+            if args.format == "json":
+                yield index_file_record(table, lf, infos)
+            else:
+                for i in infos:
+                    s = i.summary()
+                    facts = ", ".join(_fact(k, s[k]) for k in _FACTS if s.get(k) is not None)
+                    yield [i.file.entry.file.file_name, i.column, i.index_type, i.storage, _human_bytes(i.bytes),
+                           i.error or facts]
+
+    def read(spool: Spool) -> dict[str, Any]:  # one snapshot for all of it
+        f = spool.restart()
         globals_ = global_indexes_json(table, global_index_files(table), global_index_coverage(table))
-        return infos, globals_, indexes_json(table, infos) if args.format == "json" else None
+        if args.format == "json":
+            write_document(f, [("table", table.path), ("branch", table.branch), ("snapshot_id", table.snapshot_id),
+                               ("files", per_file(f)), *globals_.items()],
+                           ensure_ascii=False, default=str, allow_nan=False)
+            f.write("\n")
+        else:
+            rows = list(per_file(f))  # the text table aligns its columns over every row
+            f.write(f"table {table.path}  snapshot {table.snapshot_id}  {counts['indexes']} file indexes, "
+                    f"{len(globals_['global_indexes'])} global / primary-key index files\n\n")
+            if rows:
+                _print_table(rows, ["file", "column", "index", "storage", "bytes", "summary"], f)
+            if globals_["global_indexes"]:
+                _print_global_indexes(globals_, f)
+        return globals_
 
-    infos, globals_, doc = run_consistently(table, read)
-    global_errors = any(g["error"] for g in globals_["global_indexes"])
-    broken = sum(1 for i in infos if i.error) + sum(1 for g in globals_["global_indexes"] if g["error"])
+    with Spool() as spool:
+        globals_ = run_consistently(table, lambda: read(spool))
+        spool.copy_to(out)
+    broken = counts["broken"] + sum(1 for g in globals_["global_indexes"] if g["error"])
     if broken:
         print(f"paimon-lens: partial answer: {broken} index file(s) or container(s) could not be read",
               file=sys.stderr)
-    if doc is not None:
-        doc.update(globals_)
-        json.dump(doc, out, ensure_ascii=False, default=str, allow_nan=False)
-        out.write("\n")
-        return 1 if broken else 0
-    out.write(f"table {table.path}  snapshot {table.snapshot_id}  {len(infos)} file indexes, "
-              f"{len(globals_['global_indexes'])} global / primary-key index files\n\n")
-    rows = []
-    for i in infos:
-        s = i.summary()
-        facts = ", ".join(_fact(k, s[k]) for k in _FACTS if s.get(k) is not None)
-        rows.append([i.file.entry.file.file_name, i.column, i.index_type, i.storage, _human_bytes(i.bytes),
-                     i.error or facts])
-    if rows:
-        _print_table(rows, ["file", "column", "index", "storage", "bytes", "summary"], out)
-    if globals_["global_indexes"]:
-        _print_global_indexes(globals_, out)
-    return 1 if any(i.error for i in infos) or global_errors else 0
+    return 1 if broken else 0
 
 
 def _print_global_indexes(doc: dict[str, Any], out: Any) -> None:
@@ -295,12 +313,16 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
         return _explain_to_parquet(args, table, sqls, out)
     from ..consistency import run_consistently
 
-    # every line at one snapshot: the lines are explained (and their documents completed) in one
+    # every line at one snapshot: the lines are explained (and their documents written) in one
     # consistent operation, run again as a whole on the newest snapshot when the table's expires
-    docs, reports = run_consistently(table, lambda: _explain_lines(args, table, sqls))
     if args.format == "json":
-        _write_explain_json(args, table, docs, out)
+        from ..io.json_stream import Spool
+
+        with Spool() as spool:
+            docs, reports = run_consistently(table, lambda: _explain_lines(args, table, sqls, spool.restart()))
+            spool.copy_to(out)
         return _explain_exit_code(reports, docs)
+    docs, reports = run_consistently(table, lambda: _explain_lines(args, table, sqls, None))
     for report in reports:
         s = report.summary(complete=False)  # the partitions the filter removes are not listed in text
         topn = s.get("topn")
@@ -348,25 +370,44 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
     return _explain_exit_code(reports, docs)
 
 
-def _explain_lines(args: argparse.Namespace, table: Any, sqls: Sequence[Any]) -> tuple[list[dict[str, Any]], list[Any]]:
+def _explain_lines(args: argparse.Namespace, table: Any, sqls: Sequence[Any], json_out: Any
+                   ) -> tuple[list[dict[str, Any]], list[Any]]:
     """Each line explained: (documents, reports); a line that fails is a document with its error
-    (a lone ``--where`` raises), an expiry of the snapshot raises for the whole."""
+    (a lone ``--where`` raises), an expiry of the snapshot raises for the whole. With ``json_out``
+    the ``--format json`` answer is written there, one line's document at a time (the documents
+    returned then hold only ``where``, and ``error`` for a line that failed)."""
+    from ..io.json_stream import write_document
+
+    options: dict[str, Any] = {"ensure_ascii": False, "default": str}
+    many = args.where is None
+    if json_out is not None and many:
+        head = {"table": table.path, "branch": table.branch, "paimon_version": table.paimon_version,
+                "snapshot_id": table.snapshot_id}
+        json_out.write(json.dumps(head, **options)[:-1] + ', "predicates": [')
     docs: list[dict[str, Any]] = []
     reports = []
     for sql in sqls:
+        if json_out is not None and many and docs:
+            json_out.write(", ")
         try:
             report = table.explain(sql, truth=args.truth, index_enabled=not args.no_index,
                                    search_mode=args.search_mode, order_by=args.order_by, limit=args.limit)
         except SnapshotNotFoundError:
             raise
         except PaimonLensError as e:
-            if args.where is not None:
+            if not many:
                 raise
-            docs.append({"where": sql, "error": str(e), "files": [], "summary": {}})
+            failed = {"where": sql, "error": str(e), "files": [], "summary": {}}
+            docs.append(failed)
+            if json_out is not None:
+                write_document(json_out, failed.items(), **options)
             continue
         reports.append(report)
-        docs.append(report.to_dict(positions=args.positions, max_positions=_limit(args))
-                    if args.format == "json" else {"where": sql})
+        docs.append({"where": sql})
+        if json_out is not None:
+            report.write_json(json_out, positions=args.positions, max_positions=_limit(args), **options)
+    if json_out is not None:
+        json_out.write("]}\n" if many else "\n")
     return docs, reports
 
 
@@ -395,7 +436,8 @@ def _explain_compare(args: argparse.Namespace, table: Any, out: Any) -> int:
 
 
 def _write_explain_json(args: argparse.Namespace, table: Any, docs: list[dict[str, Any]], out: Any) -> None:
-    """``explain --format json``: the one predicate's document, or every predicate's under the table's facts."""
+    """``explain --format json`` from whole documents: the one predicate's document, or every
+    predicate's under the table's facts."""
     doc = docs[0] if args.where is not None else {"table": table.path, "branch": table.branch,
                                                   "paimon_version": table.paimon_version,
                                                   "snapshot_id": table.snapshot_id, "predicates": docs}

@@ -24,7 +24,7 @@ from ..metadata.binary_row import decode_binary_row
 from ..metadata.manifest import FILE_SOURCES, IndexFileMeta, ManifestFileMeta
 from ..metadata.schema import TableSchema
 from ..metadata.snapshot import Snapshot
-from ..metadata.stats import decode_stats
+from ..metadata.stats import decode_stats, read_once
 from ..snapshot_deletion_vectors import DeletionVectorInfo, HashIndexInfo, index_file_path
 from ..values import to_json, to_python
 
@@ -108,7 +108,8 @@ def manifests_frame(table: SnapshotReader, manifests: Sequence[ManifestFileMeta]
     return _frame(rows, MANIFEST_COLUMNS)
 
 
-def _file_format(name: str) -> str | None:
+def file_format(name: str) -> str | None:
+    """The data file's format, from its name's extension (None without one)."""
     ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
     return ext or None
 
@@ -119,6 +120,7 @@ def file_record(table: SnapshotReader, lf: LiveFile, as_json: bool) -> dict[str,
     f = lf.entry.file
     pfields = {p.name: p.type for p in table.schema.partition_fields}
     fields = table.schema.fields
+    stats = read_once(lf.stats)  # not kept on the file: a listing may hold every file of the table
     return {
         "file_name": f.file_name,
         "path": lf.path,
@@ -131,7 +133,7 @@ def file_record(table: SnapshotReader, lf: LiveFile, as_json: bool) -> dict[str,
         "min_sequence_number": f.min_sequence_number,
         "max_sequence_number": f.max_sequence_number,
         "file_source": FILE_SOURCES.get(f.file_source, None) if f.file_source is not None else None,
-        "file_format": _file_format(f.file_name),
+        "file_format": file_format(f.file_name),
         "creation_time": (f.creation_time.isoformat(timespec="milliseconds") if as_json and f.creation_time
                           else f.creation_time),
         "delete_row_count": f.delete_row_count,
@@ -143,9 +145,9 @@ def file_record(table: SnapshotReader, lf: LiveFile, as_json: bool) -> dict[str,
         "error": _location_error(table, lf),
         "value_stats_cols": None if f.value_stats_cols is None else list(f.value_stats_cols),
         "value_stats": {
-            "min": {c.name: conv(s.min, c.type) for c, s in zip(fields, lf.stats)},
-            "max": {c.name: conv(s.max, c.type) for c, s in zip(fields, lf.stats)},
-            "null_counts": {c.name: s.null_count for c, s in zip(fields, lf.stats)},
+            "min": {c.name: conv(s.min, c.type) for c, s in zip(fields, stats)},
+            "max": {c.name: conv(s.max, c.type) for c, s in zip(fields, stats)},
+            "null_counts": {c.name: s.null_count for c, s in zip(fields, stats)},
         },
         "stats_error": lf.stats_error,
         **_key_record(table, lf, conv),

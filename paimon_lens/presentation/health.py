@@ -159,6 +159,9 @@ def _measure(catalog: Catalog, identifier: str, workload_path: str | None, workl
         index_sizes = [table.index_size(lf) for lf in indexed]
         known = [n for n in index_sizes if n is not None]
         row.index_bytes = sum(known) if len(known) == len(index_sizes) else None  # an unread size is no 0
+        unread = [lf.index_file_path or lf.path for lf, n in zip(indexed, index_sizes) if n is None]
+        problems = [f"the index size of {len(unread)} file(s) could not be read (index_bytes unknown), "
+                    f"e.g. {unread[0]}"] if unread else []
         row.index_data_ratio = row.index_bytes / row.bytes if row.bytes and row.index_bytes is not None else None
         deleted = deleted_rows(table, table.engine)
         ratios = [sum(deleted.get(lf.entry.file.file_name, 0) for lf in files) / rows
@@ -172,8 +175,9 @@ def _measure(catalog: Catalog, identifier: str, workload_path: str | None, workl
         if row.workload is not None:
             row.read_for_nothing_bytes = sum(int(f.details.get("bytes", 0)) for f in found.items
                                              if f.kind == "read-for-nothing")
-        if found.problems:
-            row.error = "; ".join(found.problems)
+        problems += found.problems
+        if problems:
+            row.error = "; ".join(problems)
     except (PaimonLensError, OSError, ValueError) as e:
         row.error = f"{type(e).__name__}: {e}" if not isinstance(e, PaimonLensError) else str(e)
     return row

@@ -15,7 +15,7 @@ index type follows as extra columns (a column is empty for index types that lack
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ..frame_columns import BITMAP_VALUE_COLUMNS, FILE_INDEX_COLUMNS
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..formats.bitmap import BitmapFileIndexReader
-    from ..metadata.snapshot_reader import SnapshotReader
+    from ..metadata.snapshot_reader import LiveFile, SnapshotReader
 
 
 def _partition(table: SnapshotReader, info: IndexInfo) -> dict[str, Any]:
@@ -73,6 +73,28 @@ def file_indexes_frame(table: SnapshotReader, infos: Sequence[IndexInfo],
     return frame
 
 
+def index_facts_frame(infos: Sequence[IndexInfo], keys: Sequence[str] = ()) -> pd.DataFrame:
+    """A lean :func:`file_indexes_frame`: ``file_name``, ``column``, ``index_type``, ``storage``,
+    ``bytes``, ``error`` and the summary values ``keys`` (internal values), one row per index; for
+    summaries over every index of a large table (no partition mapping or summary copy per row)."""
+    import pandas as pd
+
+    names = ("file_name", "column", "index_type", "storage", "bytes", "error", *keys)
+    cols: dict[str, list[Any]] = {n: [] for n in names}
+    for info in infos:
+        cols["file_name"].append(info.file.entry.file.file_name)
+        cols["column"].append(info.column)
+        cols["index_type"].append(info.index_type)
+        cols["storage"].append(info.storage)
+        cols["bytes"].append(info.bytes)
+        cols["error"].append(info.error)
+        if keys:
+            summary = info.summary()
+            for k in keys:
+                cols[k].append(summary.get(k))
+    return pd.DataFrame(cols, columns=list(names))
+
+
 def _json_safe(v: Any) -> Any:
     """Non-finite floats as the strings the JSON encoding uses; other values unchanged."""
     if isinstance(v, float) and not math.isfinite(v):
@@ -82,20 +104,27 @@ def _json_safe(v: Any) -> Any:
 
 def indexes_json(table: SnapshotReader, infos: Sequence[IndexInfo]) -> dict[str, Any]:
     """The ``indexes --format json`` document: per file, per column, per index type."""
-    files: dict[str, dict[str, Any]] = {}
-    for lf in table.live_files():
-        files[lf.entry.file.file_name] = {
-            "file_name": lf.entry.file.file_name, "path": lf.path,
-            "partition": {k: to_json(v, t.type) for (k, v), t in zip(lf.partition.items(),
-                                                                      table.schema.partition_fields)},
-            "bucket": lf.entry.bucket, "row_count": lf.entry.file.row_count,
-            # None: the container's size could not be read (never shown as 0)
-            "index_location": lf.index_location,
-            "index_size": table.index_size(lf) if lf.index_location != "none" else 0,
-            "columns": {},
-        }
+    by_file: dict[str, list[IndexInfo]] = {}
     for info in infos:
-        rec = files[info.file.entry.file.file_name]
+        by_file.setdefault(info.file.entry.file.file_name, []).append(info)
+    return {"table": table.path, "branch": table.branch, "snapshot_id": table.snapshot_id,
+            "files": [index_file_record(table, lf, by_file.get(lf.entry.file.file_name, ()))
+                      for lf in table.live_files()]}
+
+
+def index_file_record(table: SnapshotReader, lf: LiveFile, infos: Iterable[IndexInfo]) -> dict[str, Any]:
+    """One file's record of the ``indexes --format json`` document, from its decoded indexes."""
+    rec: dict[str, Any] = {
+        "file_name": lf.entry.file.file_name, "path": lf.path,
+        "partition": {k: to_json(v, t.type) for (k, v), t in zip(lf.partition.items(),
+                                                                  table.schema.partition_fields)},
+        "bucket": lf.entry.bucket, "row_count": lf.entry.file.row_count,
+        # None: the container's size could not be read (never shown as 0)
+        "index_location": lf.index_location,
+        "index_size": table.index_size(lf) if lf.index_location != "none" else 0,
+        "columns": {},
+    }
+    for info in infos:
         if not info.column:  # the container itself could not be read
             rec["error"] = info.error
             continue
@@ -105,8 +134,7 @@ def indexes_json(table: SnapshotReader, infos: Sequence[IndexInfo]) -> dict[str,
         entry.update({k: _json_safe(v) for k, v in summary_values(info, as_json=True).items()})
         entry["bytes"] = info.bytes
         rec["columns"].setdefault(info.column, {})[info.index_type] = entry
-    return {"table": table.path, "branch": table.branch, "snapshot_id": table.snapshot_id,
-            "files": list(files.values())}
+    return rec
 
 
 def bitmap_values_frame(table: SnapshotReader, infos: Sequence[IndexInfo], column: str) -> pd.DataFrame:
@@ -128,6 +156,9 @@ def bitmap_values_frame(table: SnapshotReader, infos: Sequence[IndexInfo], colum
             value = to_python(v.value, dtype) if dtype is not None else v.value
             rows.append({**base, "value": value, "rows": v.row_count,
                          "bitmap_bytes": len(v.bitmap) if v.stored else 0})
+        release = getattr(info.reader, "release", None)  # a DeferredReader: let the decoded index go
+        if release is not None:
+            release()
     frame = LensFrame(rows, columns=list(BITMAP_VALUE_COLUMNS))
     if rows:  # values as they are: an INT column's values stay ints, the null row None (not NaN)
         import pandas as pd

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import PaimonLensError
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
@@ -155,9 +156,11 @@ def file_sizes(table: Table, bins: int = 30) -> Figure:
 
 
 # ---- indexes ---------------------------------------------------------------------------------
-def index_bytes(table: Table) -> Figure:
-    """Stored file-index bytes by column, stacked by index type."""
-    frame = table.file_indexes()
+def index_bytes(table: Table, frame: pd.DataFrame | None = None) -> Figure:
+    """Stored file-index bytes by column, stacked by index type (``frame``: the table's
+    :meth:`~paimon_lens.Table.file_indexes`, or any frame with its ``column``, ``index_type`` and
+    ``bytes``)."""
+    frame = table.file_indexes() if frame is None else frame
     fig, (ax,) = _figure(7, 0.8 + 0.35 * max(3, frame["column"].nunique() if len(frame) else 0))
     if frame.empty:
         _empty(ax, "no file indexes")
@@ -177,13 +180,15 @@ def index_bytes(table: Table) -> Figure:
     return fig
 
 
-def bloom_fill(table: Table) -> Figure:
+def bloom_fill(table: Table, frame: pd.DataFrame | None = None) -> Figure:
     """Each bloom filter's fill ratio against its estimated false-positive probability.
 
     The dashed line is the fpp configured for the column (``file-index.bloom-filter.<col>.fpp``,
     Paimon's default 0.1): filters above it hold more distinct values than they were sized for.
+    ``frame``: the table's :meth:`~paimon_lens.Table.bloom_filters`, or any frame with their
+    ``column``, ``error``, ``fill_ratio`` and ``false_positive_probability``.
     """
-    frame = table.bloom_filters()
+    frame = table.bloom_filters() if frame is None else frame
     fig, (ax,) = _figure(7, 3.4)
     if frame.empty:
         _empty(ax, "no bloom-filter indexes")
@@ -213,13 +218,14 @@ def _configured_fpp(table: Table, column: str) -> float:
 
 def bitmap_distribution(table: Table, column: str, top: int = 20) -> Figure:
     """Rows per value of ``column``'s bitmap indexes, summed over files (the ``top`` largest)."""
-    frame = table.bitmap_values(column)
-    fig, (ax,) = _figure(7, 0.8 + 0.28 * min(top, max(3, len(frame))))
-    if frame.empty:
+    import pandas as pd
+
+    totals = bitmap_value_rows(table, column)
+    fig, (ax,) = _figure(7, 0.8 + 0.28 * min(top, max(3, len(totals))))
+    if not totals:
         _empty(ax, f"no bitmap index on {label(column)}")
         return fig
-    keys = frame["value"].map(lambda v: "NULL" if v is None else repr(v) if isinstance(v, str) else str(v))
-    counts = frame.assign(key=keys).groupby("key", sort=False)["rows"].sum().sort_values(ascending=False)
+    counts = pd.Series(totals, dtype="int64").sort_values(ascending=False, kind="stable")
     shown = counts.iloc[:top][::-1]
     ax.barh([label(k) for k in shown.index], [int(v) for v in shown], color=PALETTE[1])
     rest = counts.iloc[top:]
@@ -229,6 +235,31 @@ def bitmap_distribution(table: Table, column: str, top: int = 20) -> Figure:
     ax.set_title(title, fontsize=9)
     ax.set_xlabel("rows")
     return fig
+
+
+def bitmap_value_rows(table: Table, column: str) -> dict[str, int]:
+    """Rows per value (its text; ``NULL`` for nulls) of ``column``'s bitmap indexes, summed over the
+    files, decoding one file's index at a time (what :meth:`~paimon_lens.Table.bitmap_values` sums,
+    without a row per file and value)."""
+    from ..values import to_python
+
+    totals: dict[str, int] = {}
+    for info in table.index_infos():
+        if info.index_type != "bitmap" or info.column != column or info.reader is None:
+            continue
+        reader: Any = info.reader
+        summary = reader.summary()
+        if summary.null_count:
+            totals["NULL"] = totals.get("NULL", 0) + summary.null_count
+        dtype = info.data_type
+        for v in reader.values():
+            value = to_python(v.value, dtype) if dtype is not None else v.value
+            key = "NULL" if value is None else repr(value) if isinstance(value, str) else str(value)
+            totals[key] = totals.get(key, 0) + v.row_count
+        release = getattr(reader, "release", None)  # a DeferredReader: let the decoded index go
+        if release is not None:
+            release()
+    return totals
 
 
 # ---- deletion vectors ------------------------------------------------------------------------

@@ -172,7 +172,7 @@ def files_section(table: Table, detail: bool = False) -> Section:
     s = Section("files", "Data files")
 
     def body() -> None:
-        frame = table.files()
+        frame = table.files() if detail else _file_facts(table)
         if frame.empty:
             s.blocks.append("<p>The snapshot has no data files.</p>")
             return
@@ -181,7 +181,7 @@ def files_section(table: Table, detail: bool = False) -> Section:
                     ("median file", human_bytes(float(frame["file_size"].median()))),
                     ("formats", ", ".join(sorted(str(x) for x in frame["file_format"].dropna().unique())))]
         by = ["partition", "bucket"] if table.schema.partition_keys else ["bucket"]
-        part = frame.assign(partition=frame["partition"].map(_partition_text))
+        part = frame.assign(partition=frame["partition"].map(_partition_text)) if detail else frame
         grouped = part.groupby(by, sort=True).agg(files=("file_name", "size"), rows=("row_count", "sum"),
                                                   file_size=("file_size", "sum")).reset_index()
         s.blocks.append(frame_html(grouped, max_rows=30))
@@ -193,6 +193,34 @@ def files_section(table: Table, detail: bool = False) -> Section:
 
     guarded(s, "data files", body)
     return s
+
+
+def _file_facts(table: Table) -> pd.DataFrame:
+    """The columns of :meth:`Table.files` the summary uses (not every column's decoded stats: a
+    report on 100,000 files would hold them all at once)."""
+    import pandas as pd
+
+    from ..values import to_python
+    from .frames import file_format
+
+    files = table.live_files()
+    types = {p.name: p.type for p in table.schema.partition_fields}
+    texts: dict[int, str] = {}  # files of a partition share its mapping
+    rows: dict[str, list[Any]] = {c: [] for c in ("partition", "bucket", "file_name", "row_count", "file_size",
+                                                   "file_format")}
+    for lf in files:
+        f = lf.entry.file
+        key = id(lf.partition)
+        text = texts.get(key)
+        if text is None:
+            text = texts[key] = _partition_text({k: to_python(v, types[k]) for k, v in lf.partition.items()})
+        rows["partition"].append(text)
+        rows["bucket"].append(lf.entry.bucket)
+        rows["file_name"].append(f.file_name)
+        rows["row_count"].append(f.row_count)
+        rows["file_size"].append(f.file_size)
+        rows["file_format"].append(file_format(f.file_name))
+    return pd.DataFrame(rows)
 
 
 def _partition_text(p: Any) -> str:
@@ -215,8 +243,9 @@ def index_inventory(frame: pd.DataFrame, total_files: int) -> pd.DataFrame:
             "coverage_ratio": n / total_files if total_files else None,
             "embedded_files": int((part["storage"] == "embedded").sum()),
             "external_files": int((part["storage"] == "external").sum()),
-            "bytes": int(part["bytes"].fillna(0).sum()),
-            "mean_bytes": float(part["bytes"].fillna(0).mean()),
+            # None: some container's size could not be read (never counted as 0)
+            "bytes": int(part["bytes"].sum()) if part["bytes"].notna().all() else None,
+            "mean_bytes": float(part["bytes"].mean()) if part["bytes"].notna().all() else None,
             "error_files": int(part["error"].notna().sum()),
         })
     return pd.DataFrame(rows, columns=list(INDEX_INVENTORY_COLUMNS))
@@ -228,7 +257,11 @@ def indexes_section(table: Table, column: str | None = None) -> Section:
     s = Section("indexes", "File indexes" if column is None else f"File indexes of {column}")
 
     def body() -> None:
-        frame = table.file_indexes()
+        from .index_frames import index_facts_frame
+
+        # the whole table: the facts the summary uses, not every decoded summary of every index
+        frame = table.file_indexes() if column is not None else index_facts_frame(
+            table.index_infos(), ("fill_ratio", "false_positive_probability"))
         files = len(table.live_files())
         part = frame if column is None else frame[frame["column"] == column]
         if part.empty:
@@ -236,7 +269,9 @@ def indexes_section(table: Table, column: str | None = None) -> Section:
                             f"<p>No data file of this snapshot has a file index on {escape(column)}.</p>")
             return
         inv = index_inventory(part, files)
-        s.facts += [("indexes", human_count(len(part))), ("index bytes", human_bytes(int(inv["bytes"].sum()))),
+        unread = "" if inv["bytes"].notna().all() else " + the containers whose size could not be read"
+        s.facts += [("indexes", human_count(len(part))),
+                    ("index bytes", human_bytes(int(inv["bytes"].sum())) + unread),
                     ("columns indexed", human_count(inv["column"].nunique()))]
         s.blocks.append(frame_html(inv, max_rows=100))
         if column is not None:
@@ -248,9 +283,10 @@ def indexes_section(table: Table, column: str | None = None) -> Section:
             s.errors.append(f"… and {len(errors) - 20} more corrupt indexes")
         from . import plots
 
-        plot(s, "index bytes by column", lambda: plots.index_bytes(table))
+        plot(s, "index bytes by column", lambda: plots.index_bytes(table, frame))
         if (part["index_type"] == "bloom-filter").any():
-            plot(s, "bloom filters", lambda: plots.bloom_fill(table))
+            blooms = frame[frame["index_type"] == "bloom-filter"]
+            plot(s, "bloom filters", lambda: plots.bloom_fill(table, blooms))
         for name in sorted(part.loc[part["index_type"] == "bitmap", "column"].unique())[:6]:
             plot(s, f"bitmap values of {name}", partial(plots.bitmap_distribution, table, name))
 

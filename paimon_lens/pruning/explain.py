@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
 from ..errors import PaimonLensError, SnapshotNotFoundError
 from ..formats.result import first_positions
@@ -376,6 +376,22 @@ class ExplainReport:
             "files": [self.file_record(f, positions, max_positions) for f in self.files],
             "summary": self.summary(),
         }
+
+    def write_json(self, out: IO[str], positions: bool = False, max_positions: int | None = None,
+                   **options: Any) -> None:
+        """Write :meth:`to_dict` as JSON (``json.dump`` with ``options``) to ``out``, one file record at
+        a time (an answer over every file of a large table is never held whole)."""
+        from ..io.json_stream import write_document
+
+        def document(_: Any) -> None:
+            files = (self.file_record(f, positions, max_positions) for f in self.files)
+            write_document(out, [
+                ("where", self.where), ("predicate", str(self.predicate)), ("table", self.table.path),
+                ("branch", self.table.branch), ("paimon_version", self.paimon_version),
+                ("snapshot_id", self.snapshot_id), ("notes", list(self.notes)), ("files", files),
+                ("summary", self.summary())], **options)
+
+        self._at_own_snapshot(document)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per data file (see :data:`EXPLAIN_COLUMNS`); displays with human units. Read at the

@@ -809,6 +809,11 @@ def test_file_index_summaries_are_computed_once(monkeypatch: pytest.MonkeyPatch)
     first = bitmap.summary()
     first["cardinality"] = -1  # callers may change their copy
     again = bitmap.summary()
-    assert again["cardinality"] >= 0 and again == real(bitmap.reader)
     assert len(calls) == len(infos)  # neither call decoded the index again
+    # the decoded readers were let go once summarised: asked for, the file's container is decoded again
+    assert isinstance(bitmap.reader, fi.DeferredReader)
+    assert again["cardinality"] >= 0 and again == real(bitmap.reader)
+    assert len(calls) > len(infos)
     assert bitmap.reader.summary() is bitmap.reader.summary()  # type: ignore[attr-defined]
+    bitmap.reader.release()
+    assert bitmap.reader._real is None and bitmap.reader.summary().cardinality == again["cardinality"]
