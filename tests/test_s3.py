@@ -303,3 +303,35 @@ def test_a_store_that_keeps_failing_gives_typed_errors_and_exit_codes(s3: dict[s
             assert "Traceback" not in run.stderr, (args, run.stderr[-3000:])
             assert run.returncode in (1, 2), (args, run.returncode, run.stderr[-500:])
             assert "paimon-lens:" in run.stderr, (args, run.stderr[-500:])
+
+
+def test_json_answers_count_the_requests_and_retries_they_cost(s3: dict[str, Any], tmp_path: Path) -> None:
+    """``files``, ``indexes`` and ``explain`` (one predicate or a file of them) through a proxy that
+    throttles a quarter of the requests: each answer is complete and says what it cost
+    (``remote_reads``: requests, bytes, retries); the retries are counted in the answers."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.fault_proxy import FaultProxy
+
+    where_file = tmp_path / "where.sql"
+    where_file.write_text("qty > 3\nstatus = 'PAID'\n")
+    upstream = s3["client_kwargs"]["endpoint_url"].removeprefix("http://")
+    retried = 0
+    with FaultProxy(upstream, rate=0.25, kinds=("throttle",), seed=7) as proxy:
+        env = {**os.environ, "AWS_ENDPOINT_URL": proxy.endpoint, "AWS_MAX_ATTEMPTS": "1"}
+        for args in (["files", "demo.orders_dv20"], ["indexes", "demo.events20"],
+                     ["explain", "demo.orders_dv20", "--where", "qty > 3", "--truth"],
+                     ["explain", "demo.orders_dv20", "--where-file", str(where_file)]):
+            run = subprocess.run([sys.executable, "-m", "paimon_lens", *args, "--warehouse", f"s3://{BUCKET}",
+                                  "--format", "json", "--no-progress"],
+                                 capture_output=True, text=True, env=env, timeout=300)
+            assert run.returncode == 0, (args, run.stderr[-2000:])
+            cost = json.loads(run.stdout)["remote_reads"]
+            assert cost["requests"] > 0 and cost["bytes"] > 0 and cost["retries"] >= 0, (args, cost)
+            retried += cost["retries"]
+    assert proxy.faults["throttle"] > 0 and retried > 0
+    local = subprocess.run([sys.executable, "-m", "paimon_lens", "files", str(DATA / "orders_dv20"), "--format",
+                            "json"], capture_output=True, text=True, timeout=300)
+    assert json.loads(local.stdout)["remote_reads"] == {"requests": 0, "bytes": 0, "retries": 0}

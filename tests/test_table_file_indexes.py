@@ -122,3 +122,44 @@ def test_missing_external_index_has_no_size_not_zero(tmp_path: Path) -> None:
     assert len(gone) == 1 and gone[0]["index_size"] is None and "error" in gone[0]
     assert all(isinstance(f["index_size"], int) for f in doc["files"] if f is not gone[0])
     assert r.returncode == 1
+
+
+def test_files_says_which_index_size_it_could_not_read(tmp_path: Path) -> None:
+    """``files``: the file whose ``.index`` file is gone has a null index size and an error naming it,
+    the others are complete, and the command exits 1 (a partial answer), in JSON and in text."""
+    src = FIXTURES / "tables/a_append_indexed/warehouse/db.db/events_external"
+    dst = tmp_path / "events_external"
+    shutil.copytree(src, dst)
+    victim = sorted(dst.glob("bucket-0/*.index"))[0]
+    victim.unlink()
+    r = subprocess.run([sys.executable, "-m", "paimon_lens", "files", str(dst), "--format", "json"],
+                       capture_output=True, text=True)
+    doc = json.loads(r.stdout)
+    gone = [f for f in doc["files"] if victim.name.startswith(f["file_name"])]
+    assert len(gone) == 1 and gone[0]["file_index"]["size"] is None and victim.name in gone[0]["error"]
+    assert all(f["error"] is None for f in doc["files"] if f is not gone[0])
+    assert r.returncode == 1 and "partial answer: 1 file(s)" in r.stderr
+    text = subprocess.run([sys.executable, "-m", "paimon_lens", "files", str(dst)], capture_output=True, text=True)
+    assert text.returncode == 1 and gone[0]["file_name"] in text.stdout
+    whole = subprocess.run([sys.executable, "-m", "paimon_lens", "files", str(src), "--format", "json"],
+                           capture_output=True, text=True)
+    assert whole.returncode == 0 and whole.stderr == ""
+
+
+def test_probe_exits_1_when_a_predicate_of_its_file_fails(tmp_path: Path) -> None:
+    """``probe --where-file``: a line that cannot be evaluated is its ``ERROR`` record, the others are
+    answered, and the command exits 1 (a partial answer); every line answered: exit 0."""
+    container = FIXTURES / "blobs/bitmap_v2_basic/container.index"
+    case = json.loads((container.parent / "case.json").read_text())
+    schema = ", ".join(f"{f['name']} {f['type']}" for f in case["row_type"])
+    good = case["predicates"][0]["sql"]
+    for lines, code in (([good, "no_such_column = 1"], 1), ([good], 0)):
+        where = tmp_path / "where.sql"
+        where.write_text("\n".join(lines) + "\n")
+        r = subprocess.run([sys.executable, "-m", "paimon_lens", "probe", str(container), "--schema", schema,
+                            "--where-file", str(where), "--format", "json"], capture_output=True, text=True)
+        got = json.loads(r.stdout)["predicates"]
+        assert r.returncode == code, r.stderr
+        assert got[0]["result"] == case["predicates"][0]["result"]
+        assert [p["result"] == "ERROR" for p in got] == [False, True][:len(lines)]
+        assert ("partial answer: 1 predicate(s) failed" in r.stderr) == (code == 1)

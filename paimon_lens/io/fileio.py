@@ -87,6 +87,13 @@ _TRANSIENT_TEXT = ("500", "502", "503", "504", "slowdown", "slow down", "timeout
                    "reduce your request rate", "connection reset", "temporarily unavailable")
 
 
+def remote_reads_since(before: dict[str, int]) -> dict[str, int]:
+    """The requests, bytes and retries made to remote file systems since ``before`` (a
+    :func:`remote_reads`): what an answer cost (all 0 for a local table)."""
+    now = remote_reads()
+    return {k: now[k] - before.get(k, 0) for k in now}
+
+
 def remote_reads() -> dict[str, int]:
     """Requests made to remote file systems in this process so far, the bytes read and the retries
     (what a command cost on object storage; tasks of a distributed engine count in their process)."""

@@ -13,16 +13,27 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 #: bytes of a spooled document kept in memory before it moves to a temporary file
 SPOOL_MEMORY = 8 * 1024 * 1024
 
 
+class Later:
+    """A field's value computed when the field is written (after the fields before it: a count of
+    what writing them cost)."""
+
+    __slots__ = ("compute",)
+
+    def __init__(self, compute: Callable[[], Any]) -> None:
+        self.compute = compute
+
+
 def write_document(out: IO[str], fields: Iterable[tuple[str, Any]], **options: Any) -> None:
     """Write the JSON object of ``fields`` (name, value) to ``out`` as ``json.dump`` would with
-    ``options``; a value that is an iterator is written as an array, one item at a time."""
+    ``options``; a value that is an iterator is written as an array, one item at a time, a
+    :class:`Later` as what it computes then."""
     encoder = json.JSONEncoder(**options)
     out.write("{")
     for i, (name, value) in enumerate(fields):
@@ -30,6 +41,8 @@ def write_document(out: IO[str], fields: Iterable[tuple[str, Any]], **options: A
             out.write(", ")
         out.write(encoder.encode(name))
         out.write(": ")
+        if isinstance(value, Later):
+            value = value.compute()
         if isinstance(value, Iterator):
             out.write("[")
             for k, item in enumerate(value):

@@ -151,7 +151,7 @@ class FileStats(Sequence[ColumnStats]):
     caller shares one :class:`StatsLayout` between files of the same :meth:`StatsLayout.key`.
     """
 
-    __slots__ = ("_cache", "_file_schema", "_layout", "_meta", "_rows", "_targets", "_where", "error")
+    __slots__ = ("_cache", "_file_schema", "_layout", "_meta", "_targets", "_where", "error")
 
     def __init__(self, meta: DataFileMeta, file_schema: TableSchema, target_fields: Sequence[DataField],
                  where: str | tuple[str, ...], layout: StatsLayout | None = None) -> None:
@@ -161,7 +161,6 @@ class FileStats(Sequence[ColumnStats]):
         self._where = where
         self._layout = layout
         self._cache: list[ColumnStats | None] | None = None
-        self._rows: tuple[BinaryRowReader, BinaryRowReader] | None = None
         self.error: str | None = None
 
     @property
@@ -171,28 +170,28 @@ class FileStats(Sequence[ColumnStats]):
         where = self._where
         return where if isinstance(where, str) else "".join(where)
 
-    def _open_rows(self, layout: StatsLayout) -> None:
+    def _open_rows(self, layout: StatsLayout) -> tuple[BinaryRowReader, BinaryRowReader] | None:
+        """The min and max rows (opened for each column decoded, not kept: a listing holds every
+        file's stats); None with :attr:`error` set when they cannot be read."""
         if layout.error is not None:
             self.error = layout.error
-            return
+            return None
         n = len(layout.stored)
         st = self._meta.value_stats
         where = self.where
         try:
-            self._rows = (BinaryRowReader(st.min_values, n, f"{where} _MIN_VALUES"),
-                          BinaryRowReader(st.max_values, n, f"{where} _MAX_VALUES"))
+            return (BinaryRowReader(st.min_values, n, f"{where} _MIN_VALUES"),
+                    BinaryRowReader(st.max_values, n, f"{where} _MAX_VALUES"))
         except CorruptFileError as e:
             self.error = str(e)
+            return None
 
     def _decode(self, i: int) -> ColumnStats:
         layout = self._layout
         if layout is None:
             layout = self._layout = StatsLayout(self._meta, self._file_schema, self._targets)
         in_file = layout.in_file[i]
-        rows = self._rows
-        if rows is None and self.error is None:
-            self._open_rows(layout)
-            rows = self._rows
+        rows = None if self.error is not None else self._open_rows(layout)
         pos = None if rows is None else layout.slots[i]
         if pos is None:
             return _UNKNOWN if self.error is not None else missing_stats(in_file, self._meta.row_count)
@@ -240,10 +239,7 @@ class FileStats(Sequence[ColumnStats]):
         """Every column's stats, those not decoded yet decoded now without being kept (an answer
         reading each file once, over every file of a large table)."""
         cache = self._cache
-        rows = self._rows
-        out = [(cache[i] if cache is not None else None) or self._decode(i) for i in range(len(self._targets))]
-        self._rows = rows  # the opened rows stay only if they were open before
-        return out
+        return [(cache[i] if cache is not None else None) or self._decode(i) for i in range(len(self._targets))]
 
     def __iter__(self) -> Iterator[ColumnStats]:
         for i in range(len(self._targets)):

@@ -66,30 +66,48 @@ def _add_engine_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_files(args: argparse.Namespace, out: Any) -> int:
     """``files``: the live data files of a snapshot with decoded stats."""
+    from ..io.fileio import remote_reads, remote_reads_since
     from .frames import file_record
 
+    before = remote_reads()
     table = _open(args)
     files = table.live_files()
     records = (file_record(table, lf, as_json=True) for lf in files)  # one at a time
+    broken: list[str] = []
+
+    def counted(records: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for r in records:
+            if r["error"] or r["stats_error"] or r.get("key_error"):
+                broken.append(r["path"])
+            yield r
+
     if args.format == "json":
-        from ..io.json_stream import write_document
+        from ..io.json_stream import Later, write_document
 
         write_document(out, [("table", table.path), ("branch", table.branch), ("snapshot_id", table.snapshot_id),
-                             ("schema_id", table.schema.id), ("files", records)],
+                             ("schema_id", table.schema.id), ("files", counted(records)),
+                             ("remote_reads", Later(lambda: remote_reads_since(before)))],
                        ensure_ascii=False, allow_nan=False)
         out.write("\n")
-        return 0
+        return _files_exit_code(broken)
     out.write(f"table {table.path}  snapshot {table.snapshot_id}  schema {table.schema.id}  "
               f"{len(files)} live files\n\n")
     rows = []
-    for r in records:
+    for r in counted(records):
         part = ",".join(f"{k}={v}" for k, v in r["partition"].items()) or "-"
         idx = r["file_index"]
         rows.append([part, r["bucket"], r["level"], r["file_name"], r["row_count"], _human_bytes(r["file_size"]),
                      r["schema_id"], r["file_source"],
                      "-" if idx["location"] == "none" else f"{idx['location']} {_human_bytes(idx['size'])}"])
     _print_table(rows, ["partition", "bucket", "level", "file", "rows", "size", "schema", "source", "index"], out)
-    return 0
+    return _files_exit_code(broken)
+
+
+def _files_exit_code(broken: Sequence[str]) -> int:
+    """1 when some file's facts could not all be read (its ``error``, ``stats_error`` or ``key_error``)."""
+    if broken:
+        print(f"paimon-lens: partial answer: {len(broken)} file(s) with errors, e.g. {broken[0]}", file=sys.stderr)
+    return 1 if broken else 0
 
 
 _FACTS = ("cardinality", "null_count", "min", "max", "fill_ratio", "false_positive_probability", "slice_count")
@@ -108,12 +126,14 @@ def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
     if getattr(args, "output_parquet", None):
         return _indexes_to_parquet(args, table, out)
     from ..consistency import run_consistently
-    from ..io.json_stream import Spool, write_document
+    from ..io.fileio import remote_reads, remote_reads_since
+    from ..io.json_stream import Later, Spool, write_document
     from ..snapshot_file_indexes import file_indexes_by_file
     from ..snapshot_global_indexes import global_index_coverage, global_index_files
     from .global_index_frames import global_indexes_json
     from .index_frames import index_file_record
 
+    before = remote_reads()
     counts = {"indexes": 0, "broken": 0}
 
     def per_file(spool_file: Any) -> Iterator[Any]:
@@ -135,7 +155,8 @@ def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
         globals_ = global_indexes_json(table, global_index_files(table), global_index_coverage(table))
         if args.format == "json":
             write_document(f, [("table", table.path), ("branch", table.branch), ("snapshot_id", table.snapshot_id),
-                               ("files", per_file(f)), *globals_.items()],
+                               ("files", per_file(f)), *globals_.items(),
+                               ("remote_reads", Later(lambda: remote_reads_since(before)))],
                            ensure_ascii=False, default=str, allow_nan=False)
             f.write("\n")
         else:
@@ -294,7 +315,10 @@ def cmd_probe(args: argparse.Namespace, out: Any) -> int:
                 " ..." if r["positions_count"] > 20 else "")
             note = f"  ({r['error']})" if "error" in r else ""
             out.write(f"{r['result']:<6}{shown}  <- {r['where']}{note}\n")
-    return 0
+    failed = sum(1 for r in results if "error" in r)
+    if failed:
+        print(f"paimon-lens: partial answer: {failed} predicate(s) failed", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def cmd_explain(args: argparse.Namespace, out: Any) -> int:
@@ -376,10 +400,13 @@ def _explain_lines(args: argparse.Namespace, table: Any, sqls: Sequence[Any], js
     (a lone ``--where`` raises), an expiry of the snapshot raises for the whole. With ``json_out``
     the ``--format json`` answer is written there, one line's document at a time (the documents
     returned then hold only ``where``, and ``error`` for a line that failed)."""
-    from ..io.json_stream import write_document
+    from ..io.fileio import remote_reads, remote_reads_since
+    from ..io.json_stream import Later, write_document
 
+    before = remote_reads()
     options: dict[str, Any] = {"ensure_ascii": False, "default": str}
     many = args.where is None
+    cost = [("remote_reads", Later(lambda: remote_reads_since(before)))]
     if json_out is not None and many:
         head = {"table": table.path, "branch": table.branch, "paimon_version": table.paimon_version,
                 "snapshot_id": table.snapshot_id}
@@ -405,9 +432,13 @@ def _explain_lines(args: argparse.Namespace, table: Any, sqls: Sequence[Any], js
         reports.append(report)
         docs.append({"where": sql})
         if json_out is not None:
-            report.write_json(json_out, positions=args.positions, max_positions=_limit(args), **options)
+            report.write_json(json_out, positions=args.positions, max_positions=_limit(args),
+                              extra=() if many else cost, **options)
     if json_out is not None:
-        json_out.write("]}\n" if many else "\n")
+        if many:
+            json_out.write(f'], "remote_reads": {json.dumps(remote_reads_since(before), **options)}}}\n')
+        else:
+            json_out.write("\n")
     return docs, reports
 
 

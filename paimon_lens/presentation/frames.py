@@ -121,6 +121,10 @@ def file_record(table: SnapshotReader, lf: LiveFile, as_json: bool) -> dict[str,
     pfields = {p.name: p.type for p in table.schema.partition_fields}
     fields = table.schema.fields
     stats = read_once(lf.stats)  # not kept on the file: a listing may hold every file of the table
+    index_size = table.index_size(lf) if lf.index_location != "none" else 0
+    error = _location_error(table, lf)
+    if index_size is None:  # never shown as 0: null, and the file's error says why
+        error = "; ".join(e for e in (error, f"the size of index file {lf.index_file_path} could not be read") if e)
     return {
         "file_name": f.file_name,
         "path": lf.path,
@@ -142,7 +146,7 @@ def file_record(table: SnapshotReader, lf: LiveFile, as_json: bool) -> dict[str,
         "first_row_id": f.first_row_id,
         "last_row_id": None if f.first_row_id is None else f.first_row_id + f.row_count - 1,
         "write_cols": None if f.write_cols is None else list(f.write_cols),
-        "error": _location_error(table, lf),
+        "error": error,
         "value_stats_cols": None if f.value_stats_cols is None else list(f.value_stats_cols),
         "value_stats": {
             "min": {c.name: conv(s.min, c.type) for c, s in zip(fields, stats)},
@@ -153,7 +157,7 @@ def file_record(table: SnapshotReader, lf: LiveFile, as_json: bool) -> dict[str,
         **_key_record(table, lf, conv),
         "file_index": {
             "location": lf.index_location,
-            "size": table.index_size(lf) if lf.index_location != "none" else 0,
+            "size": index_size,
             "file": lf.index_file_path,
         },
         "manifest": lf.entry.manifest,

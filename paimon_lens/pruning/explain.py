@@ -378,9 +378,10 @@ class ExplainReport:
         }
 
     def write_json(self, out: IO[str], positions: bool = False, max_positions: int | None = None,
-                   **options: Any) -> None:
+                   extra: Sequence[tuple[str, Any]] = (), **options: Any) -> None:
         """Write :meth:`to_dict` as JSON (``json.dump`` with ``options``) to ``out``, one file record at
-        a time (an answer over every file of a large table is never held whole)."""
+        a time (an answer over every file of a large table is never held whole); ``extra`` fields
+        (:func:`~paimon_lens.io.json_stream.write_document`'s) follow."""
         from ..io.json_stream import write_document
 
         def document(_: Any) -> None:
@@ -389,7 +390,7 @@ class ExplainReport:
                 ("where", self.where), ("predicate", str(self.predicate)), ("table", self.table.path),
                 ("branch", self.table.branch), ("paimon_version", self.paimon_version),
                 ("snapshot_id", self.snapshot_id), ("notes", list(self.notes)), ("files", files),
-                ("summary", self.summary())], **options)
+                ("summary", self.summary()), *extra], **options)
 
         self._at_own_snapshot(document)
 
