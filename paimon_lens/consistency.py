@@ -86,17 +86,20 @@ def consistent(method: Callable[..., T]) -> Callable[..., T]:
     return run
 
 
-def run_consistently(table: SnapshotSource, op: Callable[[], T]) -> T:
+def run_consistently(table: SnapshotSource, op: Callable[[], T], follows_latest: bool | None = None) -> T:
     """``op()`` (which reads ``table``), answered for one snapshot (see the module docs).
 
     Nested calls (a method calling another) are left to the outermost one, which retries the
-    whole operation, so one answer never mixes two snapshots.
+    whole operation, so one answer never mixes two snapshots. ``follows_latest`` False: the answer
+    is for the table's current snapshot or raises, whatever the table's own setting (which is left
+    as it is).
     """
     if table._consistency_depth:
         return op()
+    follows = table.follows_latest if follows_latest is None else follows_latest and table.follows_latest
     gone = table.snapshot_expired
     if gone is not None:  # known expired: nothing read of it can be trusted, nothing more can be read
-        if not table.follows_latest:
+        if not follows:
             raise SnapshotNotFoundError(str(gone))
         _move(table, gone)
     table._consistency_depth += 1
@@ -109,7 +112,7 @@ def run_consistently(table: SnapshotSource, op: Callable[[], T]) -> T:
                 expired = expired_error(table, seen)
                 if expired is None:
                     raise
-                if attempt == MOVES or not table.follows_latest:
+                if attempt == MOVES or not follows:
                     table.forget_snapshot(expired)
                     raise expired from e
                 _move(table, expired)
@@ -117,7 +120,7 @@ def run_consistently(table: SnapshotSource, op: Callable[[], T]) -> T:
             expired = expired_error(table, seen)
             if expired is None:
                 return result
-            if attempt == MOVES or not table.follows_latest:
+            if attempt == MOVES or not follows:
                 table.forget_snapshot(expired)
                 raise expired
             _move(table, expired)

@@ -279,9 +279,10 @@ class Table(SnapshotReader):
         a list of WHERE clauses or a Workload) adds the checks that need queries."""
         return self.find(workload).frame()
 
+    @consistent
     def find(self, workload: Any = None) -> Any:
         """The :class:`~paimon_lens.advisor.findings.Findings` behind :meth:`findings` (``to_dict()``,
-        ``problems``)."""
+        ``problems``), every check at one snapshot."""
         from .advisor.findings import find
         from .workload import as_workload
 

@@ -229,6 +229,7 @@ def test_lazily_listed_files_are_of_the_explanations_snapshot(tmp_path: Path, mo
         r.files  # noqa: B018
     with pytest.raises(SnapshotNotFoundError, match="snapshot 3"):
         r.to_dict()
+    assert t.follows_latest  # the explanation answered at its snapshot or not at all; the table still follows
     again = t.explain("country = 'DE'")  # a new explanation answers at the newest snapshot
     assert again.snapshot_id == 7 == t.snapshot_id and len(again.files) == len(pl.open_table(str(path)).files())
 
@@ -345,3 +346,32 @@ def test_data_file_deleted_while_opened_in_place_is_noted_as_missing(tmp_path: P
     with pytest.raises(CorruptFileError, match="the file is gone"):
         data_file.read_stored_columns(t, lf, [0])
     assert t.file_io_missing == [str(path / lf.path)]
+
+
+def test_a_health_row_is_read_at_one_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table's snapshot expires (and its compacted-away files with it) while its health row is
+    measured: the row is measured again, whole, at the newest snapshot, and says which one."""
+    import paimon_lens.presentation.health as health
+    from paimon_lens.catalog import open_catalog
+
+    path = tmp_path / "wh" / "db.db" / "t"
+    w = _create(path, **{"file-index.in-manifest-threshold": "1 b"})  # .index files: read by findings
+    for k in range(1, 4):
+        _commit(w, k)
+    real, fired = health.deleted_rows, []
+
+    def expiring(table: Any, engine: Any) -> Any:
+        if not fired:  # after the files were listed at snapshot 3, before the findings read the indexes
+            fired.append(table.snapshot_id)
+            assert w.compact() is not None
+            w.commit(_rows(9), rows_per_file=ROWS)
+            w.expire_snapshots(retain_last=1, delete_files=True)
+        return real(table, engine)
+
+    monkeypatch.setattr(health, "deleted_rows", expiring)
+    with pytest.warns(SnapshotMovedWarning):
+        row = open_catalog(str(tmp_path / "wh")).health().tables[0]
+    latest = pl.open_table(str(path))
+    assert fired == [3] and row.error is None, row.error
+    assert row.snapshot_id == latest.snapshot_id == 5 and row.files == len(latest.live_files())
+    assert row.to_dict()["snapshot_id"] == 5

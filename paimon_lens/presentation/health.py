@@ -28,6 +28,8 @@ from ..options import SMALL_FILE_DIVISOR, target_file_size
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..table import Table
+
 
 class Catalog(Protocol):
     """What health needs of a catalog (:class:`paimon_lens.catalog.Catalog`, which calls this module)."""
@@ -63,6 +65,8 @@ class TableHealth:
     read_for_nothing_bytes: int | None = None
     workload: str | None = None
     error: str | None = None
+    snapshot_id: int | None = None
+    """The snapshot every fact of the row was read at (None: the table has none, or was not read)."""
     items: list[Finding] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -139,48 +143,58 @@ def table_health(catalog: Catalog, identifier: str, workload_dir: str | None = N
 def _measure(catalog: Catalog, identifier: str, workload_path: str | None, workload: Any = None,
              **table_options: Any) -> TableHealth:
     """One table's row; ``workload`` (already read) stands for the file ``workload_path`` when given."""
+    from ..consistency import run_consistently
     from ..errors import PaimonLensError
-    from ..writer.stats import DEFAULT_STATS_MODE
 
     row = TableHealth(identifier, workload=workload_path)
     try:
         table = catalog.table(identifier, progress=False, **table_options)
-        live = table.live_files()
-        sizes = [lf.entry.file.file_size for lf in live]
-        opts = table.schema.options
-        target = target_file_size(opts, bool(table.schema.primary_keys))
-        row.files, row.bytes = len(live), sum(sizes)
-        row.small_file_ratio = sum(1 for s in sizes if s < target / SMALL_FILE_DIVISOR) / len(sizes) if sizes else None
-        row.snapshots = len(table.snapshot_manager.list_ids())
-        row.schemas = len(table.schema_manager.list_ids())
-        row.stats_mode = opts.get("metadata.stats-mode", DEFAULT_STATS_MODE.lower())
-        indexed = [lf for lf in live if lf.index_location != "none"]
-        row.index_coverage_ratio = len(indexed) / len(live) if live else None
-        index_sizes = [table.index_size(lf) for lf in indexed]
-        known = [n for n in index_sizes if n is not None]
-        row.index_bytes = sum(known) if len(known) == len(index_sizes) else None  # an unread size is no 0
-        unread = [lf.index_file_path or lf.path for lf, n in zip(indexed, index_sizes) if n is None]
-        problems = [f"the index size of {len(unread)} file(s) could not be read (index_bytes unknown), "
-                    f"e.g. {unread[0]}"] if unread else []
-        row.index_data_ratio = row.index_bytes / row.bytes if row.bytes and row.index_bytes is not None else None
-        deleted = deleted_rows(table, table.engine)
-        ratios = [sum(deleted.get(lf.entry.file.file_name, 0) for lf in files) / rows
-                  for files in buckets(table).values() if (rows := sum(lf.entry.file.row_count for lf in files))]
-        row.dv_max_bucket_ratio = max(ratios) if deleted and ratios else None
-        found = table.find(workload if workload is not None else row.workload)
-        row.items = found.items
-        row.findings = len(found)
-        row.top_finding = found.items[0].title if found.items else None
-        row.savings_score = sum(f.score for f in found.items)
-        if row.workload is not None:
-            row.read_for_nothing_bytes = sum(int(f.details.get("bytes", 0)) for f in found.items
-                                             if f.kind == "read-for-nothing")
-        problems += found.problems
-        if problems:
-            row.error = "; ".join(problems)
+        # every fact of the row at one snapshot (moved as a whole if it expires while it is read)
+        run_consistently(table, lambda: _fill(row, table, workload))
     except (PaimonLensError, OSError, ValueError) as e:
         row.error = f"{type(e).__name__}: {e}" if not isinstance(e, PaimonLensError) else str(e)
     return row
+
+
+def _fill(row: TableHealth, table: Table, workload: Any) -> None:
+    """The facts of ``row`` read from ``table`` (one consistent operation: a retry fills it afresh)."""
+    from ..writer.stats import DEFAULT_STATS_MODE
+
+    row.error = None
+    live = table.live_files()
+    row.snapshot_id = table.snapshot_id
+    sizes = [lf.entry.file.file_size for lf in live]
+    opts = table.schema.options
+    target = target_file_size(opts, bool(table.schema.primary_keys))
+    row.files, row.bytes = len(live), sum(sizes)
+    row.small_file_ratio = sum(1 for s in sizes if s < target / SMALL_FILE_DIVISOR) / len(sizes) if sizes else None
+    row.snapshots = len(table.snapshot_manager.list_ids())
+    row.schemas = len(table.schema_manager.list_ids())
+    row.stats_mode = opts.get("metadata.stats-mode", DEFAULT_STATS_MODE.lower())
+    indexed = [lf for lf in live if lf.index_location != "none"]
+    row.index_coverage_ratio = len(indexed) / len(live) if live else None
+    index_sizes = [table.index_size(lf) for lf in indexed]
+    known = [n for n in index_sizes if n is not None]
+    row.index_bytes = sum(known) if len(known) == len(index_sizes) else None  # an unread size is no 0
+    unread = [lf.index_file_path or lf.path for lf, n in zip(indexed, index_sizes) if n is None]
+    problems = [f"the index size of {len(unread)} file(s) could not be read (index_bytes unknown), "
+                f"e.g. {unread[0]}"] if unread else []
+    row.index_data_ratio = row.index_bytes / row.bytes if row.bytes and row.index_bytes is not None else None
+    deleted = deleted_rows(table, table.engine)
+    ratios = [sum(deleted.get(lf.entry.file.file_name, 0) for lf in files) / rows
+              for files in buckets(table).values() if (rows := sum(lf.entry.file.row_count for lf in files))]
+    row.dv_max_bucket_ratio = max(ratios) if deleted and ratios else None
+    found = table.find(workload if workload is not None else row.workload)
+    row.items = found.items
+    row.findings = len(found)
+    row.top_finding = found.items[0].title if found.items else None
+    row.savings_score = sum(f.score for f in found.items)
+    if row.workload is not None:
+        row.read_for_nothing_bytes = sum(int(f.details.get("bytes", 0)) for f in found.items
+                                         if f.kind == "read-for-nothing")
+    problems += found.problems
+    if problems:
+        row.error = "; ".join(problems)
 
 
 def _health_task(item: tuple[Any, str, dict[str, Any] | None, dict[str, Any], str, str | None, Any]) -> TableHealth:

@@ -204,15 +204,12 @@ class ExplainReport:
                 raise SnapshotNotFoundError(f"the table reads snapshot {table.snapshot_id}, this explanation "
                                             f"snapshot {self.snapshot_id}: its other files cannot be listed")
             reader = table.pinned(*self._source)
-        follows, reader.follows_latest = reader.follows_latest, False
-        try:
-            return run_consistently(reader, lambda: op(reader))
+        try:  # at this snapshot or not at all (the table's own setting untouched)
+            return run_consistently(reader, lambda: op(reader), follows_latest=False)
         except SnapshotNotFoundError as e:
             raise SnapshotNotFoundError(f"the files of the partitions this explanation of snapshot "
                                         f"{self.snapshot_id} removed can no longer be listed ({e}): "
                                         "explain again") from None
-        finally:
-            reader.follows_latest = follows
 
     def _undecided(self, complete: bool) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """(files, bytes, rows) of the verdicts not built yet: of the files the value stats removed,
