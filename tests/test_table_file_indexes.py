@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -107,14 +108,20 @@ def test_cli_indexes_json_shape() -> None:
             assert isinstance(entry["bytes"], int)
 
 
-def test_missing_external_index_has_no_size_not_zero(tmp_path: Path) -> None:
-    """An ``.index`` file that is gone: its size is unknown (null in ``indexes --format json``, never 0),
-    the file's entry says why, and the command exits 1 (a partial answer)."""
+def _one_index_gone(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A copy of the table with external indexes, one ``.index`` file removed: (table, copy, removed)."""
     src = FIXTURES / "tables/a_append_indexed/warehouse/db.db/events_external"
     dst = tmp_path / "events_external"
     shutil.copytree(src, dst)
     victim = sorted(dst.glob("bucket-0/*.index"))[0]
     victim.unlink()
+    return src, dst, victim
+
+
+def test_missing_external_index_has_no_size_not_zero(tmp_path: Path) -> None:
+    """An ``.index`` file that is gone: its size is unknown (null in ``indexes --format json``, never 0),
+    the file's entry says why, and the command exits 1 (a partial answer)."""
+    _, dst, victim = _one_index_gone(tmp_path)
     r = subprocess.run([sys.executable, "-m", "paimon_lens", "indexes", str(dst), "--format", "json"],
                        capture_output=True, text=True)
     doc = json.loads(r.stdout)
@@ -127,11 +134,7 @@ def test_missing_external_index_has_no_size_not_zero(tmp_path: Path) -> None:
 def test_files_says_which_index_size_it_could_not_read(tmp_path: Path) -> None:
     """``files``: the file whose ``.index`` file is gone has a null index size and an error naming it,
     the others are complete, and the command exits 1 (a partial answer), in JSON and in text."""
-    src = FIXTURES / "tables/a_append_indexed/warehouse/db.db/events_external"
-    dst = tmp_path / "events_external"
-    shutil.copytree(src, dst)
-    victim = sorted(dst.glob("bucket-0/*.index"))[0]
-    victim.unlink()
+    src, dst, victim = _one_index_gone(tmp_path)
     r = subprocess.run([sys.executable, "-m", "paimon_lens", "files", str(dst), "--format", "json"],
                        capture_output=True, text=True)
     doc = json.loads(r.stdout)
@@ -163,3 +166,52 @@ def test_probe_exits_1_when_a_predicate_of_its_file_fails(tmp_path: Path) -> Non
         assert got[0]["result"] == case["predicates"][0]["result"]
         assert [p["result"] == "ERROR" for p in got] == [False, True][:len(lines)]
         assert ("partial answer: 1 predicate(s) failed" in r.stderr) == (code == 1)
+
+
+def test_decoded_indexes_are_let_go_once_summarised() -> None:
+    """The snapshot's list of file indexes keeps summaries, not decoded indexes: every reader stands
+    for one (decoded again on use, let go on release), and summaries need no decoding."""
+    import gc
+
+    from paimon_lens.formats.index_reader import FileIndexReader
+    from paimon_lens.snapshot_file_indexes import DeferredReader, table_file_indexes
+
+    def held() -> int:
+        gc.collect()
+        return sum(1 for o in gc.get_objects() if isinstance(o, FileIndexReader))
+
+    before = held()  # what other tests of this process may still hold
+    table = pl.open_table(str(FIXTURES / "tables/a_append_indexed/warehouse/db.db/events_external"))
+    infos = table_file_indexes(table)
+    decoded = [i for i in infos if i.reader is not None]
+    assert decoded and all(isinstance(i.reader, DeferredReader) and i.reader._real is None for i in decoded)
+    assert all(i.summary() for i in decoded)  # from what was kept
+    assert held() == before  # nothing decoded is held
+    one = decoded[0].reader
+    assert one.summary() is not None and one._real is not None  # type: ignore[union-attr]
+    one.release()  # type: ignore[union-attr]
+    assert one._real is None  # type: ignore[union-attr]
+
+
+def test_files_json_decodes_each_files_stats_without_keeping_them(capsys: pytest.CaptureFixture[str]) -> None:
+    """``files --format json`` reads every file's stats once and keeps none of them on the files."""
+    from paimon_lens.metadata.stats import FileStats
+    from paimon_lens.presentation import cli
+
+    path = str(FIXTURES / "tables/a_append_indexed/warehouse/db.db/events_external")
+    opened: list[Any] = []
+    real_open = cli._open
+
+    def spy(args: Any) -> Any:
+        opened.append(real_open(args))
+        return opened[-1]
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(cli, "_open", spy)
+        assert cli.main(["files", path, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    files = opened[0].live_files()
+    assert len(doc["files"]) == len(files) and doc["files"][0]["value_stats"]["min"]
+    assert all(isinstance(lf.stats, FileStats) and lf.stats._cache is None for lf in files)
+    local = pl.open_table(path).files()
+    assert list(local["file_name"]) == [f["file_name"] for f in doc["files"]]
