@@ -23,7 +23,7 @@ import datetime as _dt
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import PaimonLensError
 from ..metadata.gc_pause import gc_paused
@@ -38,8 +38,9 @@ def _small_below(table: SnapshotReader) -> int:
     return target_file_size(table.schema.options, bool(table.schema.primary_keys)) // SMALL_FILE_DIVISOR
 
 
-@dataclass(frozen=True)
-class _File:
+class _File(NamedTuple):
+    """A live file's facts the timeline keeps (a named tuple: one per live file of the snapshot)."""
+
     partition: bytes
     bucket: int
     level: int
