@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 from .engines.files import map_file_chunks, task_count
 from .engines.local import LOCAL
@@ -73,6 +73,11 @@ class IndexInfo:
             object.__setattr__(self, "_summary", packed)  # a cache, not state: frozen otherwise
         return {k: list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
                 for k, v in zip(*packed)}
+
+    @property
+    def decoded(self) -> bool:
+        """Whether the index decoded (its reader is there, or stands for one)."""
+        return self.reader is not None
 
     def released(self, table: SnapshotReader, position: int) -> IndexInfo:
         """This index with its decoded reader let go (a :class:`DeferredReader` decodes the file's
@@ -238,6 +243,84 @@ def file_indexes_by_file(table: SnapshotReader, engine: Engine | None = None
         by_file.setdefault(info.file.entry.file.file_name, []).append(info)
     for lf in files:
         yield lf, by_file.get(lf.entry.file.file_name, [])
+
+
+class IndexFact(NamedTuple):
+    """What summaries over every index of a snapshot need of one index (findings, the report's
+    inventory and plots), with nothing decoded kept: a snapshot's list holds one per index of every
+    file (see :func:`index_facts`). The bloom-filter facts are None for other index types."""
+
+    file: LiveFile
+    column: str
+    index_type: str
+    storage: str
+    bytes: int | None
+    decoded: bool
+    error: str | None
+    fill_ratio: float | None = None
+    false_positive_probability: float | None = None
+
+
+class IndexRow(Protocol):
+    """An :class:`IndexInfo` or an :class:`IndexFact`: what findings read of an index."""
+
+    @property
+    def file(self) -> LiveFile: ...
+    @property
+    def column(self) -> str: ...
+    @property
+    def index_type(self) -> str: ...
+    @property
+    def bytes(self) -> int | None: ...
+    @property
+    def decoded(self) -> bool: ...
+    @property
+    def error(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class IndexFacts:
+    """Every index of a snapshot as :class:`IndexFact` rows, and per bitmap-indexed column the rows
+    of each value summed over the files (its text, ``NULL`` for nulls), gathered in one pass."""
+
+    facts: list[IndexFact]
+    bitmap_rows: dict[str, dict[str, int]]
+
+
+def index_facts(table: SnapshotReader, engine: Engine | None = None) -> IndexFacts:
+    """:class:`IndexFacts` of the snapshot, gathered once per snapshot, one file's indexes decoded at
+    a time (from the snapshot's :func:`table_file_indexes` when they are kept already)."""
+    return table.memo("index_facts", lambda: _gather_facts(table, engine))
+
+
+def _gather_facts(table: SnapshotReader, engine: Engine | None) -> IndexFacts:
+    from .values import to_python
+
+    facts: list[IndexFact] = []
+    bitmap_rows: dict[str, dict[str, int]] = {}
+    for lf, infos in file_indexes_by_file(table, engine):
+        for info in infos:
+            fill = fpp = None
+            if info.index_type == "bloom-filter" and info.reader is not None:
+                summary = info.summary()
+                fill, fpp = summary.get("fill_ratio"), summary.get("false_positive_probability")
+            facts.append(IndexFact(lf, info.column, info.index_type, info.storage, info.bytes,
+                                   info.reader is not None, info.error, fill, fpp))
+            if info.index_type != "bitmap" or info.reader is None:
+                continue
+            reader: Any = info.reader
+            totals = bitmap_rows.setdefault(info.column, {})
+            nulls = reader.summary().null_count
+            if nulls:
+                totals["NULL"] = totals.get("NULL", 0) + nulls
+            for v in reader.values():
+                value = to_python(v.value, info.data_type) if info.data_type is not None else v.value
+                key = "NULL" if value is None else repr(value) if isinstance(value, str) else str(value)
+                totals[key] = totals.get(key, 0) + v.row_count
+            release = getattr(reader, "release", None)  # a DeferredReader: let the decoded index go
+            if release is not None:
+                release()
+    return IndexFacts(facts, bitmap_rows)
 
 
 def _decode_all(table: SnapshotReader, engine: Engine) -> list[IndexInfo]:

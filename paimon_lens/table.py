@@ -287,7 +287,7 @@ class Table(SnapshotReader):
         from .workload import as_workload
 
         wl = None if workload is None else as_workload(workload)
-        return find(self, wl, infos=self.index_infos(), engine=self.engine, rules=self.rules)
+        return find(self, wl, engine=self.engine, rules=self.rules)  # the indexes' facts, not every decoded index
 
     @consistent
     def deletion_vector_infos(self) -> list[Any]:

@@ -215,3 +215,28 @@ def test_files_json_decodes_each_files_stats_without_keeping_them(capsys: pytest
     assert all(isinstance(lf.stats, FileStats) and lf.stats._cache is None for lf in files)
     local = pl.open_table(path).files()
     assert list(local["file_name"]) == [f["file_name"] for f in doc["files"]]
+
+
+@pytest.mark.parametrize("table_dir", ["tables/a_append_indexed/warehouse/db.db/events_external",
+                                       "tables20/a20_append_indexed/warehouse/db.db/events20"])
+def test_index_facts_are_the_decoded_indexes_facts(table_dir: str) -> None:
+    """The snapshot's index facts (one pass, nothing decoded kept) say what the decoded indexes say:
+    the same rows, and per bitmap column the rows of each value that ``bitmap_values`` sums."""
+    from paimon_lens.snapshot_file_indexes import index_facts
+
+    facts = index_facts(pl.open_table(str(FIXTURES / table_dir)))
+    table = pl.open_table(str(FIXTURES / table_dir))
+    infos = table_file_indexes(table)
+    assert [(f.file.path, f.column, f.index_type, f.storage, f.bytes, f.decoded, f.error) for f in facts.facts] == \
+        [(i.file.path, i.column, i.index_type, i.storage, i.bytes, i.reader is not None, i.error) for i in infos]
+    for f, i in zip(facts.facts, infos):
+        s = i.summary() if i.index_type == "bloom-filter" else {}
+        want = (s.get("fill_ratio"), s.get("false_positive_probability"))
+        assert (f.fill_ratio, f.false_positive_probability) == want
+    bitmap_columns = sorted({i.column for i in infos if i.index_type == "bitmap" and i.reader is not None})
+    assert bitmap_columns and sorted(facts.bitmap_rows) == bitmap_columns
+    for column in bitmap_columns:
+        frame = table.bitmap_values(column)
+        keys = frame["value"].map(lambda v: "NULL" if v is None else repr(v) if isinstance(v, str) else str(v))
+        expected = {k: int(n) for k, n in frame.assign(key=keys).groupby("key")["rows"].sum().items()}
+        assert facts.bitmap_rows[column] == expected

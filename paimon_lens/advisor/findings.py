@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from ..engines.base import Engine
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
     from ..pruning.versions import PaimonRules
-    from ..snapshot_file_indexes import IndexInfo
+    from ..snapshot_file_indexes import IndexRow
     from ..workload import Workload
 
 INDEX_SIZE_RATIO = 0.25
@@ -186,8 +186,8 @@ def _where(partition: dict[str, Any], bucket: int) -> str:
 
 # ---- the checks ---------------------------------------------------------------------------------
 
-def _index_size(table: SnapshotReader, infos: Sequence[IndexInfo]) -> list[Finding]:
-    by_index: dict[tuple[str, str], list[IndexInfo]] = defaultdict(list)
+def _index_size(table: SnapshotReader, infos: Sequence[IndexRow]) -> list[Finding]:
+    by_index: dict[tuple[str, str], list[IndexRow]] = defaultdict(list)
     for info in infos:
         if info.column:
             by_index[(info.column, info.index_type)].append(info)
@@ -211,11 +211,11 @@ def _index_size(table: SnapshotReader, infos: Sequence[IndexInfo]) -> list[Findi
     return out
 
 
-def _bloom_oversized(table: SnapshotReader, infos: Sequence[IndexInfo]) -> list[Finding]:
+def _bloom_oversized(table: SnapshotReader, infos: Sequence[IndexRow]) -> list[Finding]:
     opts = table.schema.options
-    by_column: dict[str, list[IndexInfo]] = defaultdict(list)
+    by_column: dict[str, list[IndexRow]] = defaultdict(list)
     for info in infos:
-        if info.index_type == "bloom-filter" and info.column and info.reader is not None:
+        if info.index_type == "bloom-filter" and info.column and info.decoded:
             by_column[info.column].append(info)
     out = []
     for column, part in sorted(by_column.items()):
@@ -329,7 +329,7 @@ def _embedded_indexes(table: SnapshotReader) -> list[Finding]:
         {"embedded_bytes": total, "containers": len(sizes), "threshold": threshold, "manifest_bytes": manifests})]
 
 
-def _workload_checks(table: SnapshotReader, infos: Sequence[IndexInfo], workload: Workload,
+def _workload_checks(table: SnapshotReader, infos: Sequence[IndexRow], workload: Workload,
                      explains: Sequence[Any]) -> list[Finding]:
     """index-unused, index-never-skips and unindexed-filter, from the explain of every workload query."""
     fields = table.schema.fields
@@ -405,7 +405,7 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexInfo], workload
     return out
 
 
-def _read_for_nothing(table: SnapshotReader, infos: Sequence[IndexInfo], workload: Workload,
+def _read_for_nothing(table: SnapshotReader, infos: Sequence[IndexRow], workload: Workload,
                       reports: Sequence[Any], engine: Engine | None, rules: PaimonRules | None,
                       notes: list[str]) -> list[Finding]:
     """read-for-nothing: the workload's queries explained again with ground truth, when affordable."""
@@ -452,7 +452,7 @@ def _read_for_nothing(table: SnapshotReader, infos: Sequence[IndexInfo], workloa
     return out
 
 
-def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequence[IndexInfo] | None = None,
+def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequence[IndexRow] | None = None,
          explained: Sequence[tuple[Any, Any]] | None = None, engine: Engine | None = None,
          rules: PaimonRules | None = None) -> Findings:
     """Every finding of ``table``'s snapshot, ranked by score (most costly first).
@@ -463,13 +463,13 @@ def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequ
     are at hand. A check that cannot run is named in ``problems``; the others still do.
     """
     from ..errors import PaimonLensError
-    from ..snapshot_file_indexes import table_file_indexes
+    from ..snapshot_file_indexes import index_facts
 
     problems: list[str] = []
     notes: list[str] = []
     items: list[Finding] = []
     try:
-        index_infos = list(infos) if infos is not None else list(table_file_indexes(table, engine))
+        index_infos: Sequence[IndexRow] = list(infos) if infos is not None else index_facts(table, engine).facts
     except (PaimonLensError, OSError) as e:
         index_infos = []
         problems.append(f"file indexes could not be read: {e}")

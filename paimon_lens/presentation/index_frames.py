@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ..frame_columns import BITMAP_VALUE_COLUMNS, FILE_INDEX_COLUMNS
-from ..snapshot_file_indexes import VALUE_KEYS, IndexInfo
+from ..snapshot_file_indexes import VALUE_KEYS, IndexFact, IndexInfo
 from ..values import to_json, to_python
 
 if TYPE_CHECKING:
@@ -73,26 +73,20 @@ def file_indexes_frame(table: SnapshotReader, infos: Sequence[IndexInfo],
     return frame
 
 
-def index_facts_frame(infos: Sequence[IndexInfo], keys: Sequence[str] = ()) -> pd.DataFrame:
-    """A lean :func:`file_indexes_frame`: ``file_name``, ``column``, ``index_type``, ``storage``,
-    ``bytes``, ``error`` and the summary values ``keys`` (internal values), one row per index; for
-    summaries over every index of a large table (no partition mapping or summary copy per row)."""
+def index_facts_frame(facts: Sequence[IndexFact]) -> pd.DataFrame:
+    """A lean :func:`file_indexes_frame` of :class:`~paimon_lens.snapshot_file_indexes.IndexFact`
+    rows: ``file_name``, ``column``, ``index_type``, ``storage``, ``bytes``, ``error``, ``fill_ratio``
+    and ``false_positive_probability``, for summaries over every index of a large table."""
     import pandas as pd
 
-    names = ("file_name", "column", "index_type", "storage", "bytes", "error", *keys)
-    cols: dict[str, list[Any]] = {n: [] for n in names}
-    for info in infos:
-        cols["file_name"].append(info.file.entry.file.file_name)
-        cols["column"].append(info.column)
-        cols["index_type"].append(info.index_type)
-        cols["storage"].append(info.storage)
-        cols["bytes"].append(info.bytes)
-        cols["error"].append(info.error)
-        if keys:
-            summary = info.summary()
-            for k in keys:
-                cols[k].append(summary.get(k))
-    return pd.DataFrame(cols, columns=list(names))
+    names = ("file_name", "column", "index_type", "storage", "bytes", "error", "fill_ratio",
+             "false_positive_probability")
+    return pd.DataFrame({
+        "file_name": [f.file.entry.file.file_name for f in facts], "column": [f.column for f in facts],
+        "index_type": [f.index_type for f in facts], "storage": [f.storage for f in facts],
+        "bytes": [f.bytes for f in facts], "error": [f.error for f in facts],
+        "fill_ratio": [f.fill_ratio for f in facts],
+        "false_positive_probability": [f.false_positive_probability for f in facts]}, columns=list(names))
 
 
 def _json_safe(v: Any) -> Any:

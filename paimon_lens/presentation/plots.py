@@ -239,27 +239,11 @@ def bitmap_distribution(table: Table, column: str, top: int = 20) -> Figure:
 
 def bitmap_value_rows(table: Table, column: str) -> dict[str, int]:
     """Rows per value (its text; ``NULL`` for nulls) of ``column``'s bitmap indexes, summed over the
-    files, decoding one file's index at a time (what :meth:`~paimon_lens.Table.bitmap_values` sums,
-    without a row per file and value)."""
-    from ..values import to_python
+    files (what :meth:`~paimon_lens.Table.bitmap_values` sums, gathered with the snapshot's
+    :func:`~paimon_lens.snapshot_file_indexes.index_facts`, one file's indexes decoded at a time)."""
+    from ..snapshot_file_indexes import index_facts
 
-    totals: dict[str, int] = {}
-    for info in table.index_infos():
-        if info.index_type != "bitmap" or info.column != column or info.reader is None:
-            continue
-        reader: Any = info.reader
-        summary = reader.summary()
-        if summary.null_count:
-            totals["NULL"] = totals.get("NULL", 0) + summary.null_count
-        dtype = info.data_type
-        for v in reader.values():
-            value = to_python(v.value, dtype) if dtype is not None else v.value
-            key = "NULL" if value is None else repr(value) if isinstance(value, str) else str(value)
-            totals[key] = totals.get(key, 0) + v.row_count
-        release = getattr(reader, "release", None)  # a DeferredReader: let the decoded index go
-        if release is not None:
-            release()
-    return totals
+    return dict(index_facts(table, table.engine).bitmap_rows.get(column, {}))
 
 
 # ---- deletion vectors ------------------------------------------------------------------------

@@ -257,11 +257,12 @@ def indexes_section(table: Table, column: str | None = None) -> Section:
     s = Section("indexes", "File indexes" if column is None else f"File indexes of {column}")
 
     def body() -> None:
+        from ..snapshot_file_indexes import index_facts
         from .index_frames import index_facts_frame
 
         # the whole table: the facts the summary uses, not every decoded summary of every index
         frame = table.file_indexes() if column is not None else index_facts_frame(
-            table.index_infos(), ("fill_ratio", "false_positive_probability"))
+            index_facts(table, table.engine).facts)
         files = len(table.live_files())
         part = frame if column is None else frame[frame["column"] == column]
         if part.empty:
@@ -476,8 +477,7 @@ def findings_section(table: Table, workload: Workload | None = None,
     s = Section("findings", "Findings: what to fix first")
 
     def body() -> None:
-        found = find(table, workload, infos=table.index_infos(), explained=explained, engine=table.engine,
-                     rules=table.rules)
+        found = find(table, workload, explained=explained, engine=table.engine, rules=table.rules)
         s.errors += found.problems
         s.facts.append(("findings", human_count(len(found))))
         s.blocks += [f'<p class="small">{escape(note)}</p>' for note in found.notes]
