@@ -174,6 +174,7 @@ class _Timeline:
     def __init__(self, table: SnapshotReader) -> None:
         self.table = table
         self.indexes: dict[str, tuple[frozenset[str], int]] = {}  # data file -> its index labels, bytes
+        self.labels: dict[frozenset[str], frozenset[str]] = {}  # one set per distinct set of labels
         self.dv_cache: dict[str, dict[str, tuple[int | None, str | None]]] = {}  # index file -> data file ->
         # (deleted rows, error): decoded once
         self.partitions: dict[bytes, dict[str, Any]] = {}
@@ -207,6 +208,7 @@ class _Timeline:
                 return frozenset(), 0
             labels = frozenset(f"{ix.index_type}({col.column})" for col in container.layout.columns
                                for ix in col.indexes)
+            labels = self.labels.setdefault(labels, labels)  # most files share their table's few sets
             size = reader.index_size(lf)
             if size is None:  # counted as nothing, and said so
                 problems.append(f"index of {entry.file.file_name}: the size of {lf.index_file_path} could not be read")

@@ -81,9 +81,12 @@ def index_facts_frame(facts: Sequence[IndexFact]) -> pd.DataFrame:
 
     names = ("file_name", "column", "index_type", "storage", "bytes", "error", "fill_ratio",
              "false_positive_probability")
-    return pd.DataFrame({
-        "file_name": [f.file.entry.file.file_name for f in facts], "column": [f.column for f in facts],
-        "index_type": [f.index_type for f in facts], "storage": [f.storage for f in facts],
+    return pd.DataFrame({  # the few distinct columns, types and storages as categories
+        # the files' own name objects (a str column would copy every name)
+        "file_name": pd.Series([f.file.entry.file.file_name for f in facts], dtype=object),
+        "column": pd.Categorical([f.column for f in facts]),
+        "index_type": pd.Categorical([f.index_type for f in facts]),
+        "storage": pd.Categorical([f.storage for f in facts]),
         "bytes": [f.bytes for f in facts], "error": [f.error for f in facts],
         "fill_ratio": [f.fill_ratio for f in facts],
         "false_positive_probability": [f.false_positive_probability for f in facts]}, columns=list(names))

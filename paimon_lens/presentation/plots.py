@@ -165,7 +165,8 @@ def index_bytes(table: Table, frame: pd.DataFrame | None = None) -> Figure:
     if frame.empty:
         _empty(ax, "no file indexes")
         return fig
-    pivot = frame.pivot_table(index="column", columns="index_type", values="bytes", aggfunc="sum", fill_value=0)
+    pivot = frame.pivot_table(index="column", columns="index_type", values="bytes", aggfunc="sum", fill_value=0,
+                               observed=True)
     pivot = pivot.loc[pivot.sum(axis=1).sort_values().index]
     left = [0.0] * len(pivot)
     labels = [label(c) for c in pivot.index]
@@ -178,6 +179,10 @@ def index_bytes(table: Table, frame: pd.DataFrame | None = None) -> Figure:
     ax.set_title("file-index bytes by column")
     ax.legend(fontsize=8, loc="lower right")
     return fig
+
+
+#: bloom filters drawn per column by :func:`bloom_fill` (a fixed sample beyond)
+BLOOM_POINTS = 5000
 
 
 def bloom_fill(table: Table, frame: pd.DataFrame | None = None) -> Figure:
@@ -194,15 +199,20 @@ def bloom_fill(table: Table, frame: pd.DataFrame | None = None) -> Figure:
         _empty(ax, "no bloom-filter indexes")
         return fig
     frame = frame[frame["error"].isna()] if "error" in frame.columns else frame
-    for i, (column, part) in enumerate(frame.groupby("column", sort=True)):
+    sampled = False
+    for i, (column, part) in enumerate(frame.groupby("column", sort=True, observed=True)):
         color = PALETTE[i % len(PALETTE)]
+        if len(part) > BLOOM_POINTS:  # a readable plot (and a small SVG): a fixed sample of the filters
+            part = part.sample(BLOOM_POINTS, random_state=0)
+            sampled = True
         ax.scatter(part["fill_ratio"], part["false_positive_probability"], s=14, color=color, label=label(column))
         fpp = _configured_fpp(table, str(column))
         ax.axhline(fpp, color=color, linestyle="--", linewidth=0.8)
     ax.set_xlabel("fill ratio (bits set / bits)")
     ax.set_ylabel("estimated fpp")
     ax.set_yscale("log")
-    ax.set_title("bloom filters: fill vs fpp (dashed: configured fpp)")
+    ax.set_title("bloom filters: fill vs fpp (dashed: configured fpp)"
+                 + (f"; {BLOOM_POINTS:,} sampled filters per column" if sampled else ""))
     ax.legend(fontsize=8)
     return fig
 

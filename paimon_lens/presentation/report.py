@@ -236,7 +236,7 @@ def index_inventory(frame: pd.DataFrame, total_files: int) -> pd.DataFrame:
     if frame.empty:
         return pd.DataFrame(columns=list(INDEX_INVENTORY_COLUMNS))
     rows = []
-    for (column, index_type), part in frame.groupby(["column", "index_type"], sort=True):
+    for (column, index_type), part in frame.groupby(["column", "index_type"], sort=True, observed=True):
         n = len(part)
         rows.append({
             "column": column, "index_type": index_type, "files": n,

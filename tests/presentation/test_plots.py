@@ -61,6 +61,19 @@ def test_bloom_fill(events, orders) -> None:  # type: ignore[no-untyped-def]
     assert isinstance(plots.bloom_fill(orders), Figure)
 
 
+def test_bloom_fill_draws_a_fixed_sample_of_many_filters(events, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    blooms = events.bloom_filters()
+    per_column = blooms.groupby("column").size()
+    assert per_column.max() > 2
+    monkeypatch.setattr(plots, "BLOOM_POINTS", 2)
+    fig = plots.bloom_fill(events)
+    assert [len(c.get_offsets()) for c in fig.axes[0].collections] == [min(2, n) for n in per_column]
+    assert "2 sampled filters per column" in fig.axes[0].get_title()
+    again = plots.bloom_fill(events)  # the same sample every time
+    assert [c.get_offsets().tolist() for c in fig.axes[0].collections] == \
+        [c.get_offsets().tolist() for c in again.axes[0].collections]
+
+
 def test_bitmap_distribution(events) -> None:  # type: ignore[no-untyped-def]
     fig = plots.bitmap_distribution(events, "country")
     total = sum(p.get_width() for p in fig.axes[0].patches)
