@@ -375,3 +375,38 @@ def test_a_health_row_is_read_at_one_snapshot(tmp_path: Path, monkeypatch: pytes
     assert fired == [3] and row.error is None, row.error
     assert row.snapshot_id == latest.snapshot_id == 5 and row.files == len(latest.live_files())
     assert row.to_dict()["snapshot_id"] == 5
+
+
+def test_files_cli_answers_at_one_snapshot_when_index_files_expire_while_it_writes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``files`` reads each file's index size as it writes the file's record: when an expiry deletes
+    those ``.index`` files meanwhile, the answer starts afresh at the newest snapshot (nothing of the
+    first attempt in the output, no per-file error) and the CLI says it moved."""
+    import json
+
+    import paimon_lens.presentation.frames as frames
+    from paimon_lens.presentation.cli import main
+
+    path = tmp_path / "t"
+    w = _create(path, **{"file-index.in-manifest-threshold": "1 b"})
+    for k in range(1, 4):
+        _commit(w, k)
+    real, fired = frames.file_record, []
+
+    def expiring(table: Any, lf: Any, as_json: bool) -> Any:
+        if not fired:  # the first record: the table compacts and expires what snapshot 3 had
+            fired.append(table.snapshot_id)
+            assert w.compact() is not None
+            w.commit(_rows(9), rows_per_file=ROWS)
+            w.expire_snapshots(retain_last=1, delete_files=True)
+        return real(table, lf, as_json)
+
+    monkeypatch.setattr(frames, "file_record", expiring)
+    assert main(["files", str(path), "--format", "json", "--no-progress"]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    latest = pl.open_table(str(path))
+    assert fired == [3] and doc["snapshot_id"] == latest.snapshot_id == 5
+    assert [f["file_name"] for f in doc["files"]] == [lf.entry.file.file_name for lf in latest.live_files()]
+    assert all(f["error"] is None and f["file_index"]["size"] for f in doc["files"])
+    assert "snapshot 3 expired" in err

@@ -65,14 +65,16 @@ def _add_engine_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_files(args: argparse.Namespace, out: Any) -> int:
-    """``files``: the live data files of a snapshot with decoded stats."""
+    """``files``: the live data files of a snapshot with decoded stats (one file's record at a time,
+    spooled until complete: the sizes of index files are read as the records are written, and an
+    answer that moves to a newer snapshot starts afresh)."""
+    from ..consistency import run_consistently
     from ..io.fileio import remote_reads, remote_reads_since
+    from ..io.json_stream import Later, Spool, write_document
     from .frames import file_record
 
     before = remote_reads()
     table = _open(args)
-    files = table.live_files()
-    records = (file_record(table, lf, as_json=True) for lf in files)  # one at a time
     broken: list[str] = []
 
     def counted(records: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -81,25 +83,31 @@ def cmd_files(args: argparse.Namespace, out: Any) -> int:
                 broken.append(r["path"])
             yield r
 
-    if args.format == "json":
-        from ..io.json_stream import Later, write_document
+    def answer(f: Any) -> None:
+        broken.clear()
+        files = table.live_files()
+        records = counted(file_record(table, lf, as_json=True) for lf in files)
+        if args.format == "json":
+            write_document(f, [("table", table.path), ("branch", table.branch), ("snapshot_id", table.snapshot_id),
+                               ("schema_id", table.schema.id), ("files", records),
+                               ("remote_reads", Later(lambda: remote_reads_since(before)))],
+                           ensure_ascii=False, allow_nan=False)
+            f.write("\n")
+            return
+        f.write(f"table {table.path}  snapshot {table.snapshot_id}  schema {table.schema.id}  "
+                f"{len(files)} live files\n\n")
+        rows = []
+        for r in records:
+            part = ",".join(f"{k}={v}" for k, v in r["partition"].items()) or "-"
+            idx = r["file_index"]
+            rows.append([part, r["bucket"], r["level"], r["file_name"], r["row_count"], _human_bytes(r["file_size"]),
+                         r["schema_id"], r["file_source"],
+                         "-" if idx["location"] == "none" else f"{idx['location']} {_human_bytes(idx['size'])}"])
+        _print_table(rows, ["partition", "bucket", "level", "file", "rows", "size", "schema", "source", "index"], f)
 
-        write_document(out, [("table", table.path), ("branch", table.branch), ("snapshot_id", table.snapshot_id),
-                             ("schema_id", table.schema.id), ("files", counted(records)),
-                             ("remote_reads", Later(lambda: remote_reads_since(before)))],
-                       ensure_ascii=False, allow_nan=False)
-        out.write("\n")
-        return _files_exit_code(broken)
-    out.write(f"table {table.path}  snapshot {table.snapshot_id}  schema {table.schema.id}  "
-              f"{len(files)} live files\n\n")
-    rows = []
-    for r in counted(records):
-        part = ",".join(f"{k}={v}" for k, v in r["partition"].items()) or "-"
-        idx = r["file_index"]
-        rows.append([part, r["bucket"], r["level"], r["file_name"], r["row_count"], _human_bytes(r["file_size"]),
-                     r["schema_id"], r["file_source"],
-                     "-" if idx["location"] == "none" else f"{idx['location']} {_human_bytes(idx['size'])}"])
-    _print_table(rows, ["partition", "bucket", "level", "file", "rows", "size", "schema", "source", "index"], out)
+    with Spool() as spool:
+        run_consistently(table, lambda: answer(spool.restart()))
+        spool.copy_to(out)
     return _files_exit_code(broken)
 
 
