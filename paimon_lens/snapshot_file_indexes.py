@@ -317,9 +317,7 @@ def _gather_facts(table: SnapshotReader, engine: Engine | None) -> IndexFacts:
                 value = to_python(v.value, info.data_type) if info.data_type is not None else v.value
                 key = "NULL" if value is None else repr(value) if isinstance(value, str) else str(value)
                 totals[key] = totals.get(key, 0) + v.row_count
-            release = getattr(reader, "release", None)  # a DeferredReader: let the decoded index go
-            if release is not None:
-                release()
+            let_go(reader)
     return IndexFacts(facts, bitmap_rows)
 
 
@@ -338,6 +336,12 @@ def _decode_all(table: SnapshotReader, engine: Engine) -> list[IndexInfo]:
                     info = dataclasses.replace(info, file=lf, reader=reader)
                 out.append(info)
     return out
+
+
+def let_go(reader: Any) -> None:
+    """Release a :class:`DeferredReader`'s decoded index once read (any other reader: nothing)."""
+    if isinstance(reader, DeferredReader):
+        reader.release()
 
 
 class _Decoded:

@@ -53,7 +53,7 @@ def test_spool_restarts_empty_and_moves_to_disk_when_large() -> None:
         spool.restart().write("first attempt, abandoned")
         f = spool.restart()
         f.write("x" * (SPOOL_MEMORY + 10))
-        assert getattr(spool.file, "_rolled", True)  # beyond the memory part: a temporary file
+        assert spool.file._rolled  # type: ignore[attr-defined]  # beyond the memory part: a temporary file
         f.write("é")
         spool.copy_to(out)
     assert out.getvalue() == "x" * (SPOOL_MEMORY + 10) + "é"

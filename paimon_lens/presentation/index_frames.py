@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ..frame_columns import BITMAP_VALUE_COLUMNS, FILE_INDEX_COLUMNS
-from ..snapshot_file_indexes import VALUE_KEYS, IndexFact, IndexInfo
+from ..snapshot_file_indexes import VALUE_KEYS, IndexFact, IndexInfo, let_go
 from ..values import to_json, to_python
 
 if TYPE_CHECKING:
@@ -153,9 +153,7 @@ def bitmap_values_frame(table: SnapshotReader, infos: Sequence[IndexInfo], colum
             value = to_python(v.value, dtype) if dtype is not None else v.value
             rows.append({**base, "value": value, "rows": v.row_count,
                          "bitmap_bytes": len(v.bitmap) if v.stored else 0})
-        release = getattr(info.reader, "release", None)  # a DeferredReader: let the decoded index go
-        if release is not None:
-            release()
+        let_go(info.reader)
     frame = LensFrame(rows, columns=list(BITMAP_VALUE_COLUMNS))
     if rows:  # values as they are: an INT column's values stay ints, the null row None (not NaN)
         import pandas as pd

@@ -38,7 +38,7 @@ matches (wasted I/O, e.g. a bloom-filter false positive) is visible.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
@@ -366,13 +366,14 @@ class ExplainReport:
         return self._at_own_snapshot(lambda _: self._to_dict(positions, max_positions))
 
     def _to_dict(self, positions: bool, max_positions: int | None) -> dict[str, Any]:
-        return {
-            "where": self.where, "predicate": str(self.predicate), "table": self.table.path,
-            "branch": self.table.branch, "paimon_version": self.paimon_version,
-            "snapshot_id": self.snapshot_id, "notes": list(self.notes),
-            "files": [self.file_record(f, positions, max_positions) for f in self.files],
-            "summary": self.summary(),
-        }
+        return dict(self._fields([self.file_record(f, positions, max_positions) for f in self.files]))
+
+    def _fields(self, files: Iterable[dict[str, Any]]) -> Iterator[tuple[str, Any]]:
+        """The document's fields in order, ``files`` as given; the summary taken after the files."""
+        yield from (("where", self.where), ("predicate", str(self.predicate)), ("table", self.table.path),
+                    ("branch", self.table.branch), ("paimon_version", self.paimon_version),
+                    ("snapshot_id", self.snapshot_id), ("notes", list(self.notes)), ("files", files))
+        yield "summary", self.summary()
 
     def write_json(self, out: IO[str], positions: bool = False, max_positions: int | None = None,
                    extra: Sequence[tuple[str, Any]] = (), **options: Any) -> None:
@@ -383,11 +384,7 @@ class ExplainReport:
 
         def document(_: Any) -> None:
             files = (self.file_record(f, positions, max_positions) for f in self.files)
-            write_document(out, [
-                ("where", self.where), ("predicate", str(self.predicate)), ("table", self.table.path),
-                ("branch", self.table.branch), ("paimon_version", self.paimon_version),
-                ("snapshot_id", self.snapshot_id), ("notes", list(self.notes)), ("files", files),
-                ("summary", self.summary()), *extra], **options)
+            write_document(out, [*self._fields(files), *extra], **options)
 
         self._at_own_snapshot(document)
 
