@@ -2,6 +2,6 @@
 
 import sys
 
-from .presentation.cli import main
+from .presentation.cli import run
 
-sys.exit(main())
+sys.exit(run())

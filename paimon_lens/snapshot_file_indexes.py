@@ -110,7 +110,7 @@ def open_container(table: SnapshotReader, lf: LiveFile) -> FileIndexFormatReader
     f = lf.entry.file
     if f.embedded_index is not None:
         where = f"{table.manifest_dir}/{lf.entry.manifest} entry {f.file_name}: _EMBEDDED_FILE_INDEX"
-        return FileIndexFormatReader(f.embedded_index, where)
+        return FileIndexFormatReader(f.embedded_index.read(), where)
     rel = lf.index_file_path
     if rel is None:
         return None

@@ -90,8 +90,12 @@ def test_pinned_snapshot_that_expires_is_a_clear_error(tmp_path: Path) -> None:
         t.explain(WHERE)
 
 
-def test_expiry_between_manifests_and_data(tmp_path: Path) -> None:
+def test_expiry_between_manifests_and_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Manifests read, then the snapshot expires: the answer is not a mix of two snapshots."""
+    from paimon_lens.metadata import embedded_index
+
+    # a small table's embedded indexes are kept with its entries (the process holds no others)
+    monkeypatch.setattr(embedded_index._RESIDENT, "budget", embedded_index._RESIDENT.held + (1 << 20))
     path = tmp_path / "t"
     w = _create(path)
     for k in range(1, 4):
@@ -105,6 +109,31 @@ def test_expiry_between_manifests_and_data(tmp_path: Path) -> None:
         warnings.simplefilter("error", SnapshotMovedWarning)
         r = t.explain(WHERE, truth=True)  # data files all still exist (append-only): snapshot 3 is answered
     assert _check(r, t) == 3
+
+
+def test_embedded_indexes_read_again_from_expired_manifests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Embedded indexes kept as digests (a large table's) are read from their manifests again: when
+    those expired, the answer moves whole to the newest snapshot and says so; a pinned table raises."""
+    from paimon_lens.metadata import embedded_index
+
+    monkeypatch.setattr(embedded_index._RESIDENT, "budget", 0)
+    embedded_index.clear_cache()
+    path = tmp_path / "t"
+    w = _create(path)
+    for k in range(1, 4):
+        _commit(w, k)
+    t, pinned = pl.open_table(str(path)), pl.open_table(str(path), snapshot=3)
+    for table in (t, pinned):
+        assert all(lf.entry.file.embedded_index is not None and lf.entry.file.embedded_index._data is None
+                   for lf in table.live_files())
+    for k in range(4, 7):
+        _commit(w, k)
+    w.expire_snapshots(retain_last=1)
+    with pytest.warns(SnapshotMovedWarning, match="snapshot 3 expired while it was read"):
+        r = t.explain(WHERE, truth=True)
+    assert _check(r, t) == 6
+    with pytest.raises(SnapshotNotFoundError, match="snapshot 3 expired"):
+        pinned.explain(WHERE, truth=True)
 
 
 WRITER = textwrap.dedent("""

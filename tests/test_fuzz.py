@@ -141,7 +141,7 @@ def _decode_manifest(data: bytes, schemas: SchemaManager) -> None:
             continue
         decode_stats(f.value_stats, fields, "fuzz")
         if f.embedded_index is not None:
-            decode_container(f.embedded_index, list(schema.fields))
+            decode_container(f.embedded_index.read(), list(schema.fields))
 
 
 CASES = _cases()

@@ -303,7 +303,7 @@ def test_container_bytes_equal_paimon_fixture() -> None:
         data = pq.read_table(PK20 / lf.path)
         values = {fd.name: [to_internal(v, fd.type) for v in data.column(fd.name).to_pylist()]
                   for fd in schema.fields}
-        assert build_container(specs, schema.fields, values) == f.embedded_index
+        assert build_container(specs, schema.fields, values) == f.embedded_index.read()
         checked += 1
     assert checked
 

@@ -32,7 +32,7 @@ TABLES = sorted(p.parent.parent for p in FIXTURES.glob("tables*/*/warehouse/*/*/
 def _stored(table: Any, lf: Any) -> bytes | None:
     f = lf.entry.file
     if f.embedded_index is not None:
-        return bytes(f.embedded_index)
+        return f.embedded_index.read()
     rel = lf.index_file_path
     return None if rel is None else table.file_io.read_bytes(table.file_io.join(table.path, rel))
 

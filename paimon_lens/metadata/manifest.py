@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 from ..errors import CorruptFileError
 from ..io.fileio import FileIO, read_file
 from .avro import AVRO_MAGIC, IntChecks, Unselectable, decode_avro_where
+from .embedded_index import EmbeddedIndex, ManifestSource, embedded_index
 from .meta_file import Kinds, avro_kinds, check_kinds, read_meta_file
 
 FILE_KIND_ADD = 0
@@ -139,7 +140,7 @@ class DataFileMeta(NamedTuple):
     extra_files: tuple[str, ...]
     creation_time: _dt.datetime | None
     delete_row_count: int | None
-    embedded_index: bytes | None
+    embedded_index: EmbeddedIndex | None
     file_source: int | None
     value_stats_cols: tuple[str, ...] | None
     external_path: str | None
@@ -147,8 +148,9 @@ class DataFileMeta(NamedTuple):
     write_cols: tuple[str, ...] | None
 
     @staticmethod
-    def from_record(rec: dict[str, Any]) -> DataFileMeta:
-        """From a manifest entry's ``_FILE`` record (0.9 or 2.x layout)."""
+    def from_record(rec: dict[str, Any], source: ManifestSource | None = None) -> DataFileMeta:
+        """From a manifest entry's ``_FILE`` record (0.9 or 2.x layout) of the manifest ``source``
+        (its embedded index is read from there again when used; without one it is kept)."""
         vsc = rec.get("_VALUE_STATS_COLS")
         wc = rec.get("_WRITE_COLS")
         ct = rec.get("_CREATION_TIME")
@@ -167,7 +169,7 @@ class DataFileMeta(NamedTuple):
             tuple(rec.get("_EXTRA_FILES") or ()),
             ct,
             rec.get("_DELETE_ROW_COUNT"),
-            rec.get("_EMBEDDED_FILE_INDEX"),
+            embedded_index(rec.get("_EMBEDDED_FILE_INDEX"), rec["_FILE_NAME"], source),
             rec.get("_FILE_SOURCE"),
             None if vsc is None else tuple(vsc),
             rec.get("_EXTERNAL_PATH"),
@@ -327,7 +329,7 @@ INDEX_MANIFEST_KINDS: Kinds = {
 
 
 _STR, _INT, _BYTES = (str,), (int,), (bytes,)
-_OPT_STR, _OPT_INT, _OPT_BYTES = (str, type(None)), (int, type(None)), (bytes, type(None))
+_OPT_STR, _OPT_INT, _OPT_EMBEDDED = (str, type(None)), (int, type(None)), (EmbeddedIndex, type(None))
 #: (field, attribute, allowed types, must be >= 0) of the values every reader relies on: a manifest
 #: whose schema allows nulls (or another type) there still holds only these, or is refused.
 _FILE_VALUES = (
@@ -335,7 +337,7 @@ _FILE_VALUES = (
     ("_ROW_COUNT", "row_count", _INT, True), ("_MIN_SEQUENCE_NUMBER", "min_sequence_number", _INT, False),
     ("_MAX_SEQUENCE_NUMBER", "max_sequence_number", _INT, False), ("_SCHEMA_ID", "schema_id", _INT, True),
     ("_LEVEL", "level", _INT, True), ("_DELETE_ROW_COUNT", "delete_row_count", _OPT_INT, True),
-    ("_EMBEDDED_FILE_INDEX", "embedded_index", _OPT_BYTES, False), ("_FILE_SOURCE", "file_source", _OPT_INT, False),
+    ("_EMBEDDED_FILE_INDEX", "embedded_index", _OPT_EMBEDDED, False), ("_FILE_SOURCE", "file_source", _OPT_INT, False),
     ("_EXTERNAL_PATH", "external_path", _OPT_STR, False), ("_FIRST_ROW_ID", "first_row_id", _OPT_INT, True),
     ("_MIN_KEY", "min_key", _BYTES, False), ("_MAX_KEY", "max_key", _BYTES, False),
 )
@@ -375,13 +377,16 @@ class _Values:
                     _check_values(obj, self.spec, path, where.format(i=i))
 
 
+_TYPE_NAMES = {type(None): "null", EmbeddedIndex: "bytes"}
+
+
 def _check_values(obj: Any, spec: tuple[tuple[str, str, tuple[type, ...], bool], ...], path: str,
                   where: str) -> None:
     """Raise :class:`CorruptFileError` for the first value of ``obj`` outside its ``spec``."""
     for field, attr, types, non_negative in spec:
         v = getattr(obj, attr)
         if type(v) not in types or (non_negative and v is not None and v < 0):
-            want = " or ".join("null" if t is type(None) else t.__name__ for t in types)
+            want = " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in types)
             raise CorruptFileError(path, None, f"{where} {field}", want + (" >= 0" if non_negative else ""),
                                    repr(v)[:80])
 
@@ -415,7 +420,7 @@ def read_manifest(file_io: FileIO, manifest_dir: str, name: str, size: int | Non
     """Entries of manifest file ``name`` (``size``: its ``_FILE_SIZE`` in the manifest list)."""
     path = file_io.join(manifest_dir, name)
     records, _ = read_meta_file(file_io, path, "manifest", MANIFEST_KINDS, size)
-    return _manifest_entries(records, path, name)
+    return _manifest_entries(records, path, name, ManifestSource(_unloaded(file_io), path, size))
 
 
 class ManifestSelection(NamedTuple):
@@ -452,7 +457,8 @@ def read_manifest_where(file_io: FileIO, manifest_dir: str, name: str, size: int
         try:
             records, _, partitions = decode_avro_where(data, path, "_PARTITION", partition_keep, "manifest",
                                                        _SCAN_CHECKS, partial(_check_selectable, path))
-            return ManifestSelection(_manifest_entries(records, path, name), tuple(partitions), None)
+            entries = _manifest_entries(records, path, name, ManifestSource(file_io, path, size))
+            return ManifestSelection(entries, tuple(partitions), None)
         except Exception:
             pass  # read whole below, which says what is wrong
     whole = read_manifest(file_io if data is None else _Loaded(file_io, path, data), manifest_dir, name, size)
@@ -518,6 +524,11 @@ def _non_null(t: Any) -> Any:
     return t
 
 
+def _unloaded(file_io: FileIO) -> FileIO:
+    """The file system under a :class:`_Loaded` (whose bytes an embedded index must not keep)."""
+    return file_io.file_io if isinstance(file_io, _Loaded) else file_io
+
+
 class _Loaded:
     """``file_io`` with the bytes of ``path`` already read (a manifest read whole after a selective
     read failed is not fetched twice)."""
@@ -546,12 +557,14 @@ class _Loaded:
         return self.file_io.join(*parts)
 
 
-def _manifest_entries(records: list[dict[str, Any]], path: str, name: str) -> list[ManifestEntry]:
-    """Manifest entries of ``records`` (of manifest ``name`` at ``path``), checked."""
+def _manifest_entries(records: list[dict[str, Any]], path: str, name: str,
+                      source: ManifestSource) -> list[ManifestEntry]:
+    """Manifest entries of ``records`` (of manifest ``name`` at ``path``, read again from
+    ``source`` for embedded indexes), checked."""
     partitions: dict[bytes, bytes] = {}  # one bytes object per partition, not one per entry
     try:
         entries = [_entry(r["_KIND"], partitions.setdefault(r["_PARTITION"], r["_PARTITION"]), r["_BUCKET"],
-                          r["_TOTAL_BUCKETS"], DataFileMeta.from_record(r["_FILE"]), name)
+                          r["_TOTAL_BUCKETS"], DataFileMeta.from_record(r["_FILE"], source), name)
                    for r in records]
     except (KeyError, TypeError, AttributeError) as e:
         raise _wrap(path, "manifest entry", e) from None

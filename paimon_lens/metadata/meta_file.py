@@ -65,6 +65,13 @@ def read_meta_file(file_io: FileIO, path: str, field: str, expected: Kinds | Non
     except OSError as e:  # a name too long for the file system, a permission ...
         raise CorruptFileError(path[:300], None, f"{field} file", detail=f"cannot be read: {e.strerror or e}") \
             from None
+    return decode_meta_file(data, path, field, expected)
+
+
+def decode_meta_file(data: bytes, path: str, field: str,
+                     expected: Kinds | None = None) -> tuple[list[dict[str, Any]], str]:
+    """All records of the metadata file ``data`` (read from ``path``) and its format, checked as
+    :func:`read_meta_file` checks them."""
     fmt = detect_format(data)
     if fmt == "avro":
         records, schema = decode_avro(data, path, field)

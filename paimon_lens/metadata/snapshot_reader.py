@@ -30,6 +30,7 @@ from ..errors import PaimonLensError, SnapshotNotFoundError, TableNotFoundError
 from ..io.fileio import FileIO, TableFileIO, get_file_io, local_path, strip_file_scheme
 from ..progress import progress
 from .binary_row import decode_binary_row
+from .embedded_index import EmbeddedIndex
 from .gc_pause import gc_paused
 from .manifest import (
     IndexFileMeta,
@@ -107,8 +108,8 @@ class LiveFile:
         return "external" if f.index_file is not None else "none"
 
     @property
-    def index_key(self) -> tuple[str, bytes | str | None]:
-        """The file's name and its index container (the embedded bytes or the ``.index`` file's name):
+    def index_key(self) -> tuple[str, EmbeddedIndex | str | None]:
+        """The file's name and its index container (the embedded one or the ``.index`` file's name):
         a data file's name is unique in its table, but its index may be rewritten."""
         f = self.entry.file
         return f.file_name, f.embedded_index if f.embedded_index is not None else f.index_file
@@ -577,7 +578,7 @@ class SnapshotReader:
         """Bytes of a file's index container (embedded length or external file size)."""
         f = lf.entry.file
         if f.embedded_index is not None:
-            return len(f.embedded_index)
+            return f.embedded_index.length
         rel = lf.index_file_path
         return None if rel is None else self.file_size(rel)
 

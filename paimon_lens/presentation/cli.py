@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -936,8 +937,17 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def run() -> int:
+    """The ``paimon-lens`` console script (and ``python -m paimon_lens``): :func:`main` in a process
+    of its own, whose Arrow buffers use the system allocator unless ``ARROW_DEFAULT_MEMORY_POOL``
+    says otherwise (Arrow's default, mimalloc, keeps freed pages: a command's frames are built one
+    after another, and with it a report's peak memory grows by what earlier sections freed)."""
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    return main()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``paimon-lens`` console script."""
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); the exit code."""
     from ..progress import progress_enabled, set_progress
 
     parser = build_parser()

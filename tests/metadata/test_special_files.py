@@ -73,10 +73,10 @@ def test_bitmap_index_claiming_too_many_rows(events: Path) -> None:
 
     t = pl.open_table(str(events))
     lf = next(f for f in t.live_files() if f.entry.file.embedded_index is not None)
-    layout = FileIndexFormatReader(lf.entry.file.embedded_index, "test").layout
+    layout = FileIndexFormatReader(lf.entry.file.embedded_index.read(), "test").layout
     start = next(i.start for c in layout.columns if c.column == "country" for i in c.indexes
                  if i.index_type == "bitmap")
-    data = bytearray(lf.entry.file.embedded_index)
+    data = bytearray(lf.entry.file.embedded_index.read())
     assert data[start] in (1, 2)  # bitmap version byte, then the row count
     data[start + 1:start + 5] = struct.pack(">i", 2**31 - 1)
 
