@@ -10,6 +10,7 @@ bar off; ``set_progress(True)`` shows them at once; a call's own ``enabled`` arg
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from typing import TypeVar
 
@@ -37,6 +38,9 @@ def progress(items: Iterable[T], *, total: int | None = None, desc: str, unit: s
     on = enabled if enabled is not None else _ENABLED[0]
     if on is False or (on is None and os.environ.get("PAIMON_LENS_PROGRESS", "1") == "0"):
         return items
-    from tqdm.auto import tqdm
+    if "IPython" in sys.modules:  # a notebook's widget (tqdm.auto decides which)
+        from tqdm.auto import tqdm
+    else:  # a line on stderr, without the modules the notebook and asyncio variants load
+        from tqdm.std import tqdm
 
     return tqdm(items, total=total, desc=desc, unit=unit, delay=0.0 if on else DELAY, leave=False)

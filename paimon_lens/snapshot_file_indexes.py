@@ -10,10 +10,11 @@ row (``error``) and the rest of the table is still decoded.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast, overload
 
 from .engines.files import map_file_chunks, task_count
 from .engines.local import LOCAL
@@ -278,12 +279,74 @@ class IndexRow(Protocol):
     def error(self) -> str | None: ...
 
 
+class IndexFactRows(Sequence[IndexFact]):
+    """:class:`IndexFact` rows stored by column (a snapshot holds one per index of every file: about
+    40 bytes each here, against 150 as tuples); each row is built when it is read."""
+
+    def __init__(self) -> None:
+        self.files: list[LiveFile] = []
+        self.names: list[str] = []  # the columns, index types and storages, coded
+        self.codes: dict[str, int] = {}
+        self.column, self.index_type, self.storage = array("H"), array("H"), array("H")
+        self.bytes = array("q")  # -1: not read
+        self.flags = bytearray()  # 1: decoded, 2: a fill ratio, 4: a false-positive probability
+        self.fill_ratio, self.fpp = array("d"), array("d")
+        self.errors: dict[int, str] = {}
+
+    def _code(self, name: str) -> int:
+        code = self.codes.get(name)
+        if code is None:
+            code = self.codes[name] = len(self.names)
+            self.names.append(name)
+        return code
+
+    def append(self, fact: IndexFact) -> None:
+        """Add ``fact`` at the end."""
+        if fact.error is not None:
+            self.errors[len(self.files)] = fact.error
+        self.files.append(fact.file)
+        self.column.append(self._code(fact.column))
+        self.index_type.append(self._code(fact.index_type))
+        self.storage.append(self._code(fact.storage))
+        self.bytes.append(-1 if fact.bytes is None else fact.bytes)
+        fill, fpp = fact.fill_ratio, fact.false_positive_probability
+        self.flags.append(fact.decoded | (0 if fill is None else 2) | (0 if fpp is None else 4))
+        self.fill_ratio.append(0.0 if fill is None else fill)
+        self.fpp.append(0.0 if fpp is None else fpp)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    @overload
+    def __getitem__(self, i: int) -> IndexFact: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[IndexFact]: ...
+
+    def __getitem__(self, i: int | slice) -> IndexFact | list[IndexFact]:
+        if isinstance(i, slice):
+            return [self._row(k) for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._row(i)
+
+    def __iter__(self) -> Iterator[IndexFact]:
+        return map(self._row, range(len(self)))
+
+    def _row(self, i: int) -> IndexFact:
+        names, size, flags = self.names, self.bytes[i], self.flags[i]
+        return IndexFact(self.files[i], names[self.column[i]], names[self.index_type[i]], names[self.storage[i]],
+                         None if size < 0 else size, bool(flags & 1), self.errors.get(i),
+                         self.fill_ratio[i] if flags & 2 else None, self.fpp[i] if flags & 4 else None)
+
+
 @dataclass(frozen=True)
 class IndexFacts:
     """Every index of a snapshot as :class:`IndexFact` rows, and per bitmap-indexed column the rows
     of each value summed over the files (its text, ``NULL`` for nulls), gathered in one pass."""
 
-    facts: list[IndexFact]
+    facts: Sequence[IndexFact]
     bitmap_rows: dict[str, dict[str, int]]
 
 
@@ -296,7 +359,7 @@ def index_facts(table: SnapshotReader, engine: Engine | None = None) -> IndexFac
 def _gather_facts(table: SnapshotReader, engine: Engine | None) -> IndexFacts:
     from .values import to_python
 
-    facts: list[IndexFact] = []
+    facts = IndexFactRows()
     bitmap_rows: dict[str, dict[str, int]] = {}
     for lf, infos in file_indexes_by_file(table, engine):
         for info in infos:
