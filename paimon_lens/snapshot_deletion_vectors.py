@@ -30,7 +30,7 @@ DELETION_VECTORS = "DELETION_VECTORS"
 HASH = "HASH"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DeletionVectorInfo:
     """One data file's deletion vector, decoded (``error`` set instead when it could not be)."""
 

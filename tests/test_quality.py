@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -28,6 +30,21 @@ def test_import_is_light() -> None:
             "'pandas', 'pyarrow', 'fastavro', 'sqlglot', 'tqdm', 'fsspec') if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("command", [["findings", "--format", "json"], ["health", "--format", "json"],
+                                     ["files", "--format", "json"], ["indexes", "--format", "json"],
+                                     ["explain", "--where", "id = 3", "--format", "json"]])
+def test_json_commands_load_no_frames(command: list[str]) -> None:
+    """The JSON answers over metadata need neither pandas nor pyarrow (together ~95 MB resident)."""
+    table = ROOT / "tests" / "fixtures" / "tables20" / "a20_append_indexed" / "warehouse" / "db.db" / "events20"
+    code = ("import sys, io, contextlib\n"
+            "from paimon_lens.presentation.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    code = main([{command[0]!r}, {str(table)!r}, *{command[1:]!r}])\n"
+            "print(code, [m for m in ('pandas', 'pyarrow', 'matplotlib') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "0 []"
 
 
 def test_readme_commands_match_ci() -> None:

@@ -8,8 +8,32 @@ the advice with the SQL to apply it (:mod:`.advise`, also ``paimon_lens.recommen
 
 from __future__ import annotations
 
-from .derive import DerivedQuery, DerivedWorkload, derive_queries, derive_workload, to_workload
-from .profile import ColumnProfile, FileColumnProfile, FileProfile, TableProfile, UnprofiledFile, profile_table
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .derive import DerivedQuery, DerivedWorkload, derive_queries, derive_workload, to_workload
+    from .profile import (
+        ColumnProfile,
+        FileColumnProfile,
+        FileProfile,
+        TableProfile,
+        UnprofiledFile,
+        profile_table,
+    )
+
+_HOMES = {**dict.fromkeys(("DerivedQuery", "DerivedWorkload", "derive_queries", "derive_workload", "to_workload"),
+                          "derive"),
+          **dict.fromkeys(("ColumnProfile", "FileColumnProfile", "FileProfile", "TableProfile", "UnprofiledFile",
+                           "profile_table"), "profile")}
+
+
+def __getattr__(name: str) -> Any:
+    """The package's names, imported on first use (profiling loads pyarrow; findings need none of it)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
 
 __all__ = [
     "ColumnProfile",

@@ -44,12 +44,12 @@ from ..predicate.parser import PredicateError, literal_sql, parse_where, quote_i
 from ..types import DataType, Timestamp, date_from_days
 from ..values import float32
 from ..workload import Workload, WorkloadQuery
-from .profile import ColumnProfile, SampleValue, TableProfile
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from ..metadata.snapshot_reader import SnapshotReader
+    from .profile import ColumnProfile, SampleValue, TableProfile
 
 SOURCE = "derived from column profiles"
 """``Workload.source`` of a derived workload."""

@@ -505,7 +505,8 @@ def _history(table: Table, workload: Workload) -> Section:
     return history_section(table, workload if len(workload) else None)
 
 
-def build_report(table: Table, workload: Any = None, recommendations: Any = None) -> TuningReport:
+def build_report(table: Table, workload: Any = None, recommendations: Any = None, *,
+                 after_section: Callable[[], None] | None = None) -> TuningReport:
     """Gather every section of the tuning report for ``table`` (a :class:`Table`).
 
     The report leads with what to do: the findings (:mod:`paimon_lens.advisor.findings`), the
@@ -513,6 +514,7 @@ def build_report(table: Table, workload: Any = None, recommendations: Any = None
     workload's funnels and the history (:mod:`~paimon_lens.presentation.history_section`; right
     after the findings when a workload query reads more than it did, or the timeline shows a
     problem); the inventory (overview, files, indexes, deletion vectors) follows, folded.
+    ``after_section`` is called after each section is built (the CLI gives freed memory back there).
     """
     from ..progress import progress
 
@@ -531,6 +533,8 @@ def build_report(table: Table, workload: Any = None, recommendations: Any = None
     ]
     for key, make in progress(steps, total=len(steps), desc="building the report", unit="section"):
         built[key] = make()
+        if after_section is not None:
+            after_section()
     history = built["history"]
     urgent = history is not None and history.urgent
     order = ("findings", "history", "recommendations", "workload") if urgent else (

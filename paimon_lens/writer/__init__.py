@@ -18,6 +18,18 @@ vectors, tags: ``TableWriter.alter``, ``compact``, ``delete``, ``tag``).
 
 from __future__ import annotations
 
-from .table_writer import TableWriter
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .table_writer import TableWriter
 
 __all__ = ["TableWriter"]
+
+
+def __getattr__(name: str) -> Any:
+    """``TableWriter``, imported on first use (it loads pyarrow; :mod:`.file_index` alone does not)."""
+    if name == "TableWriter":
+        from .table_writer import TableWriter
+
+        return TableWriter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,31 @@
+"""The report's memory between sections: a hook after each section, and the CLI's use of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import paimon_lens as pl
+from paimon_lens.presentation import cli
+from paimon_lens.presentation.report import build_report
+from tests.conftest import FIXTURES
+
+EVENTS20 = FIXTURES / "tables20" / "a20_append_indexed" / "warehouse" / "db.db" / "events20"
+
+
+def test_after_section_is_called_once_per_section_built() -> None:
+    calls: list[int] = []
+    report = build_report(pl.open_table(str(EVENTS20)), after_section=lambda: calls.append(1))
+    assert len(calls) == 9  # workload, findings, recommendations, history, overview, files, indexes,
+    # global indexes, deletion vectors: every one built, shown or not
+    assert [s.key for s in report.sections][:1] == ["findings"]
+
+
+def test_cli_report_gives_freed_memory_back_after_each_section(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = cli._give_back_freed_memory
+    monkeypatch.setattr(cli, "_give_back_freed_memory", lambda: (calls.append(1), real())[1])
+    assert cli.main(["report", str(EVENTS20), "-o", str(tmp_path / "r.html"), "--no-progress"]) == 0
+    assert len(calls) == 9 and (tmp_path / "r.html").stat().st_size > 10_000
