@@ -191,6 +191,18 @@ class SnapshotReader:
         self._index_entries: list[IndexFileMeta] | None = None
         self._memo: dict[str, Any] = {}
 
+    def release(self) -> None:
+        """Let go of what was read of the snapshot and of the table's manifests (read again when next
+        needed): a process that has its answer gives the memory back. A snapshot found expired stays
+        expired."""
+        expired = self._expired
+        self._forget()
+        self._expired = expired
+        with self._cache.lock:
+            for cache in (self._cache.manifest_lists, self._cache.manifests, self._cache.manifest_partitions,
+                          self._cache.manifest_parts, self._cache.index_manifests, self._cache.shared):
+                cache.clear()
+
     def memo(self, key: str, compute: Callable[[], T]) -> T:
         """``compute()``, kept for this snapshot under ``key`` (services cache their decoded
         results here: they are dropped when the reader moves to another snapshot)."""

@@ -764,6 +764,8 @@ def cmd_report(args: argparse.Namespace, out: Any) -> int:
         return build_report(table, workload, advice, after_section=_give_back_freed_memory)
 
     report = run_consistently(table, build)  # advice and report of one snapshot
+    table.release()  # the sections are built: what they read is not needed to write them
+    _give_back_freed_memory()
     path = report.save(args.output)
     problems = [f"{s.title}: {e}" for s in report.sections for e in s.errors]
     if args.format == "json":

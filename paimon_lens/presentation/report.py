@@ -14,9 +14,11 @@ show too (:func:`render_section`).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import os
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -57,10 +59,19 @@ class TuningReport:
         return _render(self, standalone=True)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the report to ``path`` (UTF-8) and return the path (never inside the table)."""
+        """Write the report to ``path`` (UTF-8) and return the path (never inside the table). The
+        document is written as it is rendered, into a file beside ``path`` that then replaces it."""
         check_output_path(os.fspath(path), self.table.path)
         p = Path(path)
-        p.write_text(self.html, encoding="utf-8")
+        partial_path = p.with_name(f".{p.name}.{uuid.uuid4().hex[:12]}.partial")
+        try:
+            with open(partial_path, "x", encoding="utf-8") as out:
+                out.writelines(_generate(self, standalone=True))
+            os.replace(partial_path, p)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(partial_path)
+            raise
         return p
 
     def _repr_html_(self) -> str:
@@ -72,10 +83,14 @@ class TuningReport:
 
 
 def _render(report: TuningReport, standalone: bool) -> str:
+    return "".join(_generate(report, standalone))
+
+
+def _generate(report: TuningReport, standalone: bool) -> Iterator[str]:
     from .html import environment
 
     t = report.table
-    return environment().get_template("report.html.j2").render(
+    return environment().get_template("report.html.j2").generate(
         standalone=standalone, csp=CSP, table_name=t.name, table_path=t.path, snapshot_id=t.snapshot_id,
         schema_id=t.schema.id, branch=t.branch, paimon_version=t.paimon_version,
         generated_at=report.generated_at, version=__version__,

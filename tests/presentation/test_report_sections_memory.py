@@ -28,4 +28,32 @@ def test_cli_report_gives_freed_memory_back_after_each_section(tmp_path: Path,
     real = cli._give_back_freed_memory
     monkeypatch.setattr(cli, "_give_back_freed_memory", lambda: (calls.append(1), real())[1])
     assert cli.main(["report", str(EVENTS20), "-o", str(tmp_path / "r.html"), "--no-progress"]) == 0
-    assert len(calls) == 9 and (tmp_path / "r.html").stat().st_size > 10_000
+    assert len(calls) == 10 and (tmp_path / "r.html").stat().st_size > 10_000  # and once before writing
+
+
+def test_release_lets_go_and_the_table_reads_again() -> None:
+    t = pl.open_table(str(EVENTS20))
+    before = t.explain("id = 3").summary()
+    assert t.memoized("index_facts") or t.live_files()
+    t.release()
+    assert not t._memo and t._files is None and not t._cache.manifests
+    assert t.explain("id = 3").summary() == before  # read again, the same answer
+
+
+def test_save_writes_the_whole_document_or_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from paimon_lens.presentation import report as report_module
+
+    report = build_report(pl.open_table(str(EVENTS20)))
+    out = tmp_path / "r.html"
+    report.save(out)
+    assert out.read_text(encoding="utf-8") == report.html and [p.name for p in tmp_path.iterdir()] == ["r.html"]
+
+    def broken(*args: object, **kwargs: object) -> object:
+        yield "<!doctype html><html>"
+        raise RuntimeError("rendering failed")
+
+    monkeypatch.setattr(report_module, "_generate", broken)
+    with pytest.raises(RuntimeError):
+        report.save(out)
+    assert out.read_text(encoding="utf-8") != "<!doctype html><html>"  # the earlier report stays whole
+    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]  # no partial file left
