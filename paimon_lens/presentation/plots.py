@@ -183,6 +183,9 @@ def index_bytes(table: Table, frame: pd.DataFrame | None = None) -> Figure:
 
 #: bloom filters drawn per column by :func:`bloom_fill` (a fixed sample beyond)
 BLOOM_POINTS = 5000
+#: points of one scatter beyond which they are drawn as an image inside the SVG (each point as an
+#: SVG element would make a report of megabytes)
+RASTER_POINTS = 500
 
 
 def bloom_fill(table: Table, frame: pd.DataFrame | None = None) -> Figure:
@@ -205,7 +208,8 @@ def bloom_fill(table: Table, frame: pd.DataFrame | None = None) -> Figure:
         if len(part) > BLOOM_POINTS:  # a readable plot (and a small SVG): a fixed sample of the filters
             part = part.sample(BLOOM_POINTS, random_state=0)
             sampled = True
-        ax.scatter(part["fill_ratio"], part["false_positive_probability"], s=14, color=color, label=label(column))
+        ax.scatter(part["fill_ratio"], part["false_positive_probability"], s=14, color=color, label=label(column),
+                   rasterized=len(part) > RASTER_POINTS)
         fpp = _configured_fpp(table, str(column))
         ax.axhline(fpp, color=color, linestyle="--", linewidth=0.8)
     ax.set_xlabel("fill ratio (bits set / bits)")

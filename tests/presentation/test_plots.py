@@ -74,6 +74,16 @@ def test_bloom_fill_draws_a_fixed_sample_of_many_filters(events, monkeypatch) ->
         [c.get_offsets().tolist() for c in again.axes[0].collections]
 
 
+def test_many_bloom_points_are_an_image_in_the_svg(events, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    drawn = plots.figure_svg(plots.bloom_fill(events)).decode()
+    assert "<image" not in drawn  # few points: each one an SVG element
+    monkeypatch.setattr(plots, "RASTER_POINTS", 1)
+    fig = plots.bloom_fill(events)
+    assert all(c.get_rasterized() for c in fig.axes[0].collections if len(c.get_offsets()) > 1)
+    svg = plots.figure_svg(fig).decode()
+    assert 'xlink:href="data:image/png;base64,' in svg and len(svg) < len(drawn) + 60_000
+
+
 def test_bitmap_distribution(events) -> None:  # type: ignore[no-untyped-def]
     fig = plots.bitmap_distribution(events, "country")
     total = sum(p.get_width() for p in fig.axes[0].patches)
