@@ -30,8 +30,8 @@ class BoundedCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, key: Hashable, cost: int, compute: Callable[[], T]) -> T:
-        """The value under ``key``, computed (and kept, at ``cost`` bytes) if not held."""
+    def get(self, key: Hashable, cost: int | Callable[[T], int], compute: Callable[[], T]) -> T:
+        """The value under ``key``, computed (and kept, at ``cost`` bytes, or ``cost(value)``) if not held."""
         with self._lock:
             got = self._entries.get(key)
             if got is not None:
@@ -39,11 +39,25 @@ class BoundedCache:
                 value: T = got[0]
                 return value
         value = compute()  # outside the lock: decoding may take a while
+        spent = max(0, cost(value) if callable(cost) else cost)
         with self._lock:
             if key not in self._entries:
-                self._entries[key] = (value, max(0, cost))
-                self.size += max(0, cost)
+                self._entries[key] = (value, spent)
+                self.size += spent
                 while self.size > self.budget and len(self._entries) > 1:
                     _, (_, freed) = self._entries.popitem(last=False)
                     self.size -= freed
         return value
+
+    def discard(self, key: Hashable) -> None:
+        """Forget the value under ``key`` (computed again on the next :meth:`get`)."""
+        with self._lock:
+            got = self._entries.pop(key, None)
+            if got is not None:
+                self.size -= got[1]
+
+    def clear(self) -> None:
+        """Forget every value."""
+        with self._lock:
+            self._entries.clear()
+            self.size = 0

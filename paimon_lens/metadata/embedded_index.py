@@ -27,13 +27,13 @@ in a file entry's identifier.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from typing import Any
 
 import xxhash
 
-from ..errors import CorruptFileError, PaimonLensError
+from ..errors import CorruptFileError
 from ..io.fileio import FileIO
+from .bounded_cache import BoundedCache
 
 RESIDENT_BYTES = 4 << 20
 """Bytes of embedded containers the process keeps in the entries that hold them (the first ones
@@ -78,7 +78,7 @@ class EmbeddedIndex:
             return self._data
         assert self.source is not None
         for fresh in (False, True):  # a cached read that lacks them: the manifest read again
-            for data in _CACHE.get(self.source, fresh).get(self.file_name, ()):
+            for data in _containers(self.source, fresh).get(self.file_name, ()):
                 if len(data) == self.length and xxhash.xxh3_128_intdigest(data) == self.digest:
                     return data
         raise CorruptFileError(self.source.path, None, f"manifest entry {self.file_name} _FILE _EMBEDDED_FILE_INDEX",
@@ -141,44 +141,17 @@ def embedded_index(value: Any, file_name: Any, source: ManifestSource | None) ->
     return value
 
 
-class _ContainerCache:
-    """Manifests' embedded containers, by manifest path, least recently used out first."""
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self.lock = threading.Lock()
-        self.entries: OrderedDict[tuple[str, int | None], tuple[dict[str, list[bytes]], int]] = OrderedDict()
-        self.bytes = 0
-
-    def get(self, source: ManifestSource, fresh: bool = False) -> dict[str, list[bytes]]:
-        """Every embedded container of the manifest, by data file name (in entry order); ``fresh``:
-        read again even if cached."""
-        key = (source.path, source.size)
-        with self.lock:
-            hit = self.entries.pop(key, None) if fresh else self.entries.get(key)
-            if fresh and hit is not None:
-                self.bytes -= hit[1]
-            elif hit is not None:
-                self.entries.move_to_end(key)
-                return hit[0]
-        containers = _read_containers(source)
-        size = sum(len(d) for ds in containers.values() for d in ds)
-        with self.lock:
-            if key not in self.entries:
-                self.entries[key] = (containers, size)
-                self.bytes += size
-            while self.bytes > self.budget and len(self.entries) > 1:
-                _, (_, dropped) = self.entries.popitem(last=False)
-                self.bytes -= dropped
-        return containers
-
-    def clear(self) -> None:
-        with self.lock:
-            self.entries.clear()
-            self.bytes = 0
+_CACHE = BoundedCache(CACHE_BYTES)
+"""Manifests' embedded containers by data file name, under (manifest path, size)."""
 
 
-_CACHE = _ContainerCache(CACHE_BYTES)
+def _containers(source: ManifestSource, fresh: bool) -> dict[str, list[bytes]]:
+    """Every embedded container of the manifest, by data file name (in entry order); ``fresh``:
+    read again even if cached."""
+    key = (source.path, source.size)
+    if fresh:
+        _CACHE.discard(key)
+    return _CACHE.get(key, lambda c: sum(len(d) for ds in c.values() for d in ds), lambda: _read_containers(source))
 
 
 def clear_cache() -> None:
@@ -188,9 +161,9 @@ def clear_cache() -> None:
 
 def _read_containers(source: ManifestSource) -> dict[str, list[bytes]]:
     from .avro import AVRO_MAGIC
-    from .meta_file import decode_meta_file
+    from .meta_file import decode_meta_file, read_meta_bytes
 
-    data = _read(source)
+    data = read_meta_bytes(source.file_io, source.path, "manifest", source.size)
     if data.startswith(AVRO_MAGIC):
         try:
             return _avro_containers(data)
@@ -201,19 +174,6 @@ def _read_containers(source: ManifestSource) -> dict[str, list[bytes]]:
     for rec in records:
         _add(out, rec)
     return out
-
-
-def _read(source: ManifestSource) -> bytes:
-    from ..io.fileio import read_file
-
-    try:
-        return read_file(source.file_io, source.path, source.size)
-    except FileNotFoundError:
-        raise PaimonLensError(f"manifest file {source.path} does not exist (was it removed by expiration?)") \
-            from None
-    except OSError as e:
-        raise CorruptFileError(source.path[:300], None, "manifest file",
-                               detail=f"cannot be read: {e.strerror or e}") from None
 
 
 def _avro_containers(data: bytes) -> dict[str, list[bytes]]:

@@ -58,14 +58,20 @@ def read_meta_file(file_io: FileIO, path: str, field: str, expected: Kinds | Non
     when the file is not one of the three formats, cannot be decoded or declares a field with the
     wrong type, and :class:`PaimonLensError` when it does not exist.
     """
+    return decode_meta_file(read_meta_bytes(file_io, path, field, size), path, field, expected)
+
+
+def read_meta_bytes(file_io: FileIO, path: str, field: str, size: int | None = None) -> bytes:
+    """The bytes of metadata file ``path`` (at most ``size``, as :func:`read_meta_file` reads them):
+    :class:`PaimonLensError` when it does not exist (removed by expiration), a
+    :class:`CorruptFileError` naming it when it cannot be read."""
     try:
-        data = read_file(file_io, path, size)
+        return read_file(file_io, path, size)
     except FileNotFoundError:
         raise PaimonLensError(f"{field} file {path} does not exist (was it removed by expiration?)") from None
     except OSError as e:  # a name too long for the file system, a permission ...
         raise CorruptFileError(path[:300], None, f"{field} file", detail=f"cannot be read: {e.strerror or e}") \
             from None
-    return decode_meta_file(data, path, field, expected)
 
 
 def decode_meta_file(data: bytes, path: str, field: str,

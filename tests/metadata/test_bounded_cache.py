@@ -41,3 +41,14 @@ def test_an_error_is_not_kept() -> None:
         with pytest.raises(OSError, match="gone"):
             cache.get("x", 1, fail)
     assert len(tries) == 2 and len(cache) == 0
+
+
+def test_a_cost_taken_from_the_value_and_values_forgotten() -> None:
+    cache = BoundedCache(budget=10)
+    assert cache.get("a", len, lambda: "abcd") == "abcd" and cache.size == 4
+    assert cache.get("b", len, lambda: "xyz") == "xyz" and cache.size == 7
+    cache.discard("a")
+    assert len(cache) == 1 and cache.size == 3
+    assert cache.get("a", len, lambda: "again") == "again"  # computed anew
+    cache.clear()
+    assert len(cache) == 0 and cache.size == 0

@@ -104,8 +104,8 @@ def test_a_cached_read_is_read_again_when_it_lacks_the_bytes(events: Path) -> No
     e.read()  # cached now
     assert e.source is not None
     key = (e.source.path, e.source.size)
-    _, size = ei._CACHE.entries[key]
-    ei._CACHE.entries[key] = ({}, size)  # a stale cached value
+    _, size = ei._CACHE._entries[key]
+    ei._CACHE._entries[key] = ({}, size)  # a stale cached value
     assert e.read() == _written(events)[name]
 
 
@@ -124,9 +124,9 @@ def test_the_cache_is_bounded_by_bytes(events: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(ei._CACHE, "budget", 1)
     for _, e in _embedded(pl.open_table(str(events))):
         e.read()
-        assert len(ei._CACHE.entries) == 1  # the manifest read last, whatever its size
+        assert len(ei._CACHE) == 1  # the manifest read last, whatever its size
     ei.clear_cache()
-    assert not ei._CACHE.entries and ei._CACHE.bytes == 0
+    assert not len(ei._CACHE) and ei._CACHE.size == 0
 
 
 def test_equal_as_paimon_compares_the_bytes_and_pickled_whole() -> None:
