@@ -196,12 +196,12 @@ def worker_breakdown(path: str, where: str) -> dict[str, Any]:
     second, warm ``scan.plan`` splits planning into index evaluation, value-stats tests and the rest.
     """
     import paimon_lens as pl
+    import paimon_lens.inventory.deletion_vectors as dvs
     import paimon_lens.pruning.scan as scan
-    import paimon_lens.snapshot_deletion_vectors as dvs
+    from paimon_lens.inventory.file_indexes import open_container
     from paimon_lens.predicate.parser import parse_where
     from paimon_lens.pruning.explain import explain
     from paimon_lens.pruning.file_index_predicate import FileIndexPredicate
-    from paimon_lens.snapshot_file_indexes import open_container
 
     out: dict[str, tuple[float, float]] = {}
     inside: dict[str, list[float]] = {"plan": [0.0, 0.0], "dv": [0.0, 0.0]}

@@ -30,7 +30,7 @@ Sections (``--only`` picks some of them):
 ``synthetic``
     An in-memory index set at scale: containers (``write_file_index``) each holding a bloom
     filter, a bitmap, a range-bitmap and a bsi index over 10,000-row columns, decoded as
-    :func:`paimon_lens.snapshot_file_indexes.file_indexes` does (reader + summary per index), plus one DV
+    :func:`paimon_lens.inventory.file_indexes.file_indexes` does (reader + summary per index), plus one DV
     index file with a deletion vector per data file. Reports ms per container and a breakdown per
     index type.
 
@@ -89,9 +89,9 @@ from paimon_lens.formats.deletion_vector import read_deletion_vector, write_dv_i
 from paimon_lens.formats.file_index_format import FileIndexFormatReader, write_file_index
 from paimon_lens.formats.range_bitmap import write_range_bitmap
 from paimon_lens.formats.registry import create_reader
-from paimon_lens.snapshot_deletion_vectors import table_deletion_vectors
-from paimon_lens.snapshot_file_indexes import summarize, table_file_indexes
-from paimon_lens.table import Table, open_table
+from paimon_lens.inventory.deletion_vectors import table_deletion_vectors
+from paimon_lens.inventory.file_indexes import summarize, table_file_indexes
+from paimon_lens.table.facade import Table, open_table
 from paimon_lens.types import DataType, parse_type
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -27,7 +27,7 @@ in JVMs of their own, so the driver JVM's heap is the driver's alone):
 ``explain``
     ``Table.explain_distributed(WHERE, output="parquet:<tmp>")`` of the ``bench_explain``
     primary-key predicate: manifests read, shuffled by (partition, bucket), merged and planned in
-    Spark tasks (:mod:`paimon_lens.engines.spark_plan`); the records of every file written to
+    Spark tasks (:mod:`paimon_lens.distributed.spark_plan`); the records of every file written to
     Parquet by the tasks, the summary back in the driver.
 ``file_indexes``
     ``Table.file_indexes_distributed(output="parquet:<tmp>")``: every container decoded in tasks,
@@ -385,10 +385,10 @@ def check_sample(table: Any, spark: Any, explain_path: str, indexes_path: str, p
     from pyspark.sql import functions as F
 
     from benchmarks.bench_explain import WHERE
-    from paimon_lens.engines.spark_plan import row_record
+    from paimon_lens.distributed.spark_plan import row_record
+    from paimon_lens.inventory.file_indexes import table_file_indexes
     from paimon_lens.presentation.index_frames import file_indexes_frame
     from paimon_lens.pruning.explain import explain
-    from paimon_lens.snapshot_file_indexes import table_file_indexes
 
     live, index = _sample_groups(table, partitions)
     part = table.restricted(live, index)
@@ -462,7 +462,7 @@ def worker(path: str, files: int, out_dir: str, full_check: bool, master: str = 
     _, partitions = shard_layout(files)
     out["sample"] = check_sample(table, spark, explain_path, indexes_path, partitions)
     if full_check:  # the whole table on the local engine
-        from paimon_lens.engines.spark_plan import row_record
+        from paimon_lens.distributed.spark_plan import row_record
 
         local = pl.open_table(path, progress=False).explain(WHERE["pk"]).to_dict()
         rows = [row_record(r.asDict(), False) for r in spark.read.parquet(explain_path).collect()]

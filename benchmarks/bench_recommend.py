@@ -92,7 +92,7 @@ def timed_recommend(path: Path, max_files: int | None) -> tuple[dict[str, float]
     from paimon_lens.advisor.profile import profile_table
     from paimon_lens.advisor.whatif import measure
     from paimon_lens.predicate.parser import parse_where
-    from paimon_lens.workload import as_workload
+    from paimon_lens.workload.model import as_workload
 
     times: dict[str, float] = {}
     t0 = time.perf_counter()

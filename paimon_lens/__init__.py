@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .errors import CorruptFileError, PaimonLensError, SnapshotNotFoundError, TableNotFoundError
@@ -14,6 +14,21 @@ from .rendering import register_html
 
 # what the presentation layer renders (imported when first shown)
 register_html("paimon_lens.pruning.explain.ExplainReport", "paimon_lens.presentation.html:render_explain")
+
+if TYPE_CHECKING:
+    import datetime
+
+    from .advisor.advise import Advice
+    from .catalog.filesystem import Catalog
+    from .engines.base import Engine
+    from .presentation.report import TuningReport
+    from .presentation.widgets import Explorer
+    from .table.facade import Table
+    from .workload.model import Workload
+    from .workload.sources import ExtractedWorkloads
+
+    TableLike = Table | str | os.PathLike[str]
+    WorkloadLike = Workload | str | os.PathLike[str] | list[str] | list[tuple[str, float]] | None
 
 __all__ = [
     "CorruptFileError",
@@ -32,48 +47,56 @@ __all__ = [
 ]
 
 
-def open_table(path: str | os.PathLike[str], snapshot: int | str | None = None, **kwargs: object):  # type: ignore[no-untyped-def]
-    """Open a Paimon table directory; see :func:`paimon_lens.table.open_table`.
+def open_table(path: str | os.PathLike[str], snapshot: int | str | datetime.datetime | None = None, *,
+               tag: str | None = None, timestamp_ms: int | None = None,
+               storage_options: dict[str, Any] | None = None, progress: bool | None = None,
+               engine: str | Engine | None = None, spark: Any = None, spark_master: str | None = None,
+               branch: str | None = None, path_map: dict[str, str] | None = None,
+               paimon_version: str | None = None) -> Table:
+    """Open a Paimon table directory at one snapshot; every parameter is that of
+    :func:`paimon_lens.table.open_table`.
 
     ``engine="spark"`` (with ``spark=session``, or a local session created on demand) or
     ``engine="process"`` runs per-file work distributed; see :mod:`paimon_lens.engines`.
     """
-    from .table import open_table as _open
+    from .table.facade import open_table as _open
 
-    return _open(path, snapshot=snapshot, **kwargs)  # type: ignore[arg-type]
+    return _open(path, snapshot, tag=tag, timestamp_ms=timestamp_ms, storage_options=storage_options,
+                 progress=progress, engine=engine, spark=spark, spark_master=spark_master, branch=branch,
+                 path_map=path_map, paimon_version=paimon_version)
 
 
-def open_catalog(warehouse: str, storage_options: dict[str, Any] | None = None, **table_options: Any) -> Any:
+def open_catalog(warehouse: str, storage_options: dict[str, Any] | None = None, **table_options: Any) -> Catalog:
     """A warehouse of Paimon's filesystem catalog (``<warehouse>/<db>.db/<table>``): ``databases()``,
     ``tables(db)``, ``table("db.table", snapshot=..., branch=...)``; see :mod:`paimon_lens.catalog`."""
-    from .catalog import open_catalog as _open
+    from .catalog.filesystem import open_catalog as _open
 
     return _open(warehouse, storage_options, **table_options)
 
 
-def workload_from_spark_event_logs(directory: str, since_ms: int | None = None) -> Any:
+def workload_from_spark_event_logs(directory: str, since_ms: int | None = None) -> ExtractedWorkloads:
     """Per table, the workload of the SQL statements Spark recorded in its event logs
-    (:mod:`paimon_lens.workload_sources`): ``.for_table("db.t")`` is a workload for recommend/report."""
-    from .workload_sources import workload_from_spark_event_logs as _read
+    (:mod:`paimon_lens.workload.sources`): ``.for_table("db.t")`` is a workload for recommend/report."""
+    from .workload.sources import workload_from_spark_event_logs as _read
 
     return _read(directory, since_ms)
 
 
-def workload_from_sql_history(path: str) -> Any:
+def workload_from_sql_history(path: str) -> ExtractedWorkloads:
     """Per table, the workload of the statements of a SQL history file (``;``-separated or one per line)."""
-    from .workload_sources import workload_from_sql_history as _read
+    from .workload.sources import workload_from_sql_history as _read
 
     return _read(path)
 
 
-def _as_table(table: Any) -> Any:
-    from .table import Table
+def _as_table(table: TableLike) -> Table:
+    from .table.facade import Table
 
     return table if isinstance(table, Table) else open_table(str(table))
 
 
-def report(table: Any, workload: Any = None, recommendations: Any = None, *, recommend: bool | None = None,
-           **recommend_options: Any) -> Any:
+def report(table: TableLike, workload: WorkloadLike = None, recommendations: Advice | None = None, *,
+           recommend: bool | None = None, **recommend_options: Any) -> TuningReport:
     """The HTML tuning report of a table (a :class:`~paimon_lens.table.Table` or a path).
 
     ``workload`` is a workload file path, a list of WHERE strings or ``(where, weight)`` pairs, or
@@ -83,14 +106,14 @@ def report(table: Any, workload: Any = None, recommendations: Any = None, *, rec
     :class:`~paimon_lens.presentation.report.TuningReport`: ``.save("report.html")`` writes the
     self-contained file, and a notebook displays it inline.
     """
-    from .consistency import run_consistently
+    from .metadata.consistency import run_consistently
     from .presentation.report import build_report
 
     t = _as_table(table)
 
     wanted = recommend if recommend is not None else workload is not None
 
-    def build() -> Any:
+    def build() -> TuningReport:
         advice = recommendations
         if wanted and advice is None:
             from .advisor.advise import recommend as _recommend
@@ -101,7 +124,7 @@ def report(table: Any, workload: Any = None, recommendations: Any = None, *, rec
     return run_consistently(t, build)  # advice and report of one snapshot
 
 
-def recommend(table: Any, workload: Any = None, **options: Any) -> Any:
+def recommend(table: TableLike, workload: WorkloadLike = None, **options: Any) -> Advice:
     """Which file indexes the table should have, measured on its own data.
 
     See :func:`paimon_lens.advisor.advise.recommend` (``workload=None`` derives one from the
@@ -114,7 +137,7 @@ def recommend(table: Any, workload: Any = None, **options: Any) -> Any:
     return _recommend(_as_table(table), workload, **options)
 
 
-def explore(table: Any) -> Any:
+def explore(table: TableLike) -> Explorer:
     """An ipywidgets explorer of a table (a :class:`~paimon_lens.table.Table` or a path).
 
     Needs the ``notebook`` extra: ``pip install 'paimon-lens[notebook]'``.

@@ -115,3 +115,93 @@ class PredicateError(PaimonLensError):
         if hint:
             msg += f"; {hint}"
         super().__init__(msg)
+
+
+class Problem(str):
+    """What could not be read or modelled, as a value carried from the raise to every output.
+
+    A problem *is* its message (a ``str``: frames, JSON and CLI text print it as they print any
+    text), and keeps what the raise knew: ``kind`` (the error's class), ``file``, ``field`` and
+    byte ``offset`` (None where unknown), so that a renderer or a script can point at the file
+    without parsing the message. :meth:`of` makes one from a caught exception.
+    """
+
+    kind: str
+    file: str | None
+    field: str | None
+    offset: int | None
+
+    def __new__(cls, message: str, kind: str = "PaimonLensError", file: str | None = None,
+                field: str | None = None, offset: int | None = None) -> Problem:
+        self = super().__new__(cls, message)
+        self.kind, self.file, self.field, self.offset = kind, file, field, offset
+        return self
+
+    @classmethod
+    def of(cls, error: BaseException, file: str | None = None, text: str | None = None) -> Problem:
+        """The problem an exception describes: ``text`` (default: a paimon-lens error's message as
+        it is, any other's prefixed by its class), ``file`` when the error does not name one itself."""
+        kind = type(error).__name__
+        if text is None:
+            text = str(error) if isinstance(error, PaimonLensError) else f"{kind}: {error}"
+        if isinstance(error, CorruptFileError):
+            return cls(text, kind, error.path or file, error.field, error.offset)
+        named = getattr(error, "path", None) or getattr(error, "filename", None)
+        return cls(text, kind, named if isinstance(named, str) else file)
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form: ``{"kind", "file", "field", "offset", "message"}``."""
+        return {"kind": self.kind, "file": self.file, "field": self.field, "offset": self.offset,
+                "message": str(self)}
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return Problem, (str(self), self.kind, self.file, self.field, self.offset)
+
+
+class Note(str):
+    """A remark of an answer (an explanation's notes): its text, and the data file it is about
+    (``file``; None for a remark about the table) and the :class:`Problem` behind it, if any.
+
+    A note about a file reads ``"<file>: <text>"`` as text, as notes always have; code asks
+    ``note.file`` instead of splitting that text.
+    """
+
+    file: str | None
+    problem: Problem | None
+
+    def __new__(cls, text: str, file: str | None = None, problem: Problem | None = None) -> Note:
+        self = super().__new__(cls, f"{file}: {text}" if file else text)
+        self.file, self.problem = file, problem
+        return self
+
+    @property
+    def text(self) -> str:
+        """The remark without the file it is about."""
+        return str(self)[len(self.file) + 2:] if self.file else str(self)
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form: ``{"file", "text", "problem"}``."""
+        return {"file": self.file, "text": self.text,
+                "problem": None if self.problem is None else self.problem.to_dict()}
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return Note, (self.text, self.file, self.problem)
+
+
+def note_file(note: str) -> str | None:
+    """The data file a note is about (None for a table remark or a plain string)."""
+    return note.file if isinstance(note, Note) else None
+
+
+def problem_details(error: str | None) -> dict[str, object] | None:
+    """The JSON details of an error text: a :class:`Problem`'s facts, a plain message's text alone."""
+    if error is None:
+        return None
+    if isinstance(error, Problem):
+        return error.to_dict()
+    return {"kind": None, "file": None, "field": None, "offset": None, "message": str(error)}
+
+
+def as_text(error: str | None) -> str | None:
+    """An error as plain text (frames and Spark rows hold text; JSON adds :func:`problem_details`)."""
+    return None if error is None else str.__str__(error)

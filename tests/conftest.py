@@ -14,6 +14,17 @@ import pytest
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--record-slow", action="store_true",
+                     help="rewrite tests/slow_tests.txt from this run's durations (see tests/slow_lane.py)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from tests.slow_lane import SlowLane
+
+    config.pluginmanager.register(SlowLane(bool(config.getoption("--record-slow"))), "paimon-lens-slow-lane")
+
+
 def load_json(path: Path) -> Any:
     """Read a JSON fixture."""
     with open(path, encoding="utf-8") as f:
@@ -104,13 +115,13 @@ def spark() -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def spark_event_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The event logs of one real PySpark job running the queries of each shape (see
-    :data:`tests.test_workload_sources.QUERIES`), run once per test session."""
+    :data:`tests.workload.test_sources.QUERIES`), run once per test session."""
     import os
     import subprocess
     import sys
 
     pytest.importorskip("pyspark", reason="the event-log tests need pyspark (pip install -e '.[dev]')")
-    from tests.test_workload_sources import DATA, JOB, QUERIES
+    from tests.workload.test_sources import DATA, JOB, QUERIES
 
     logs = tmp_path_factory.mktemp("eventlogs")
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}

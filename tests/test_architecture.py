@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import re
 from collections import defaultdict
 
 import pytest
@@ -30,21 +31,17 @@ LAYERS: dict[str, int] = {
     "paimon_lens._version": 0,
     "paimon_lens.io": 10,
     "paimon_lens.metadata": 20,
-    "paimon_lens.consistency": 20,
     "paimon_lens.formats": 30,
     "paimon_lens.predicate": 40,
     "paimon_lens.workload": 40,
-    "paimon_lens.workload_sources": 40,
-    "paimon_lens.spark_plan_filters": 40,
     "paimon_lens.engines": 50,
     "paimon_lens.writer": 60,
     "paimon_lens.synth": 61,
-    "paimon_lens.snapshot_file_indexes": 62,
-    "paimon_lens.snapshot_deletion_vectors": 62,
-    "paimon_lens.snapshot_global_indexes": 62,
+    "paimon_lens.inventory": 62,
     "paimon_lens.pruning": 63,
     "paimon_lens.advisor": 64,
     "paimon_lens.history": 64,
+    "paimon_lens.distributed": 65,
     "paimon_lens.presentation": 70,
     "paimon_lens.table": 70,
     "paimon_lens.catalog": 70,
@@ -199,3 +196,45 @@ def test_imports_are_found_wherever_they_are(source: str, expected: set[str], mo
 def test_cycle_finder_finds_a_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(globals(), "MODULES", {"a": PACKAGE, "b": PACKAGE, "c": PACKAGE})
     assert _cycles({"a": {"b"}, "b": {"a", "c"}, "c": set()}) == [{"a", "b"}]
+
+
+#: The modules the package root may hold besides its packages: the foundation every layer shares
+#: and the package's entry points. A new module goes into the package of its layer.
+ROOT_MODULES = {"__init__", "__main__", "_version", "errors", "types", "values", "units", "options", "progress",
+                "lens_frame", "frame_columns", "rendering"}
+
+
+def test_the_package_root_holds_only_the_foundation() -> None:
+    loose = {p.stem for p in PACKAGE.glob("*.py")}
+    assert loose <= ROOT_MODULES, f"modules at the package root outside the foundation: {sorted(loose - ROOT_MODULES)}"
+
+
+def test_architecture_md_names_every_package_and_root_module() -> None:
+    text = (PACKAGE.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    packages = {f"{p.name}/" for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    modules = {f"{p.name}" for p in PACKAGE.glob("*.py") if not p.stem.startswith("_")}
+    missing = sorted(name for name in packages | modules if name not in text)
+    assert not missing, f"ARCHITECTURE.md does not say where these are: {missing}"
+    stale = sorted(set(re.findall(r"`([a-z_]+\.py)`", text)) - {p.name for p in PACKAGE.rglob("*.py")})
+    assert not stale, f"ARCHITECTURE.md names modules that do not exist: {stale}"
+
+
+def test_every_layer_in_the_table_exists() -> None:
+    assert not [m for m in LAYERS if m not in MODULES], "LAYERS names modules that do not exist"
+
+
+def test_compound_predicates_are_walked_by_the_visitor() -> None:
+    """No module compares a compound's function to a string: AND/OR trees are folded by
+    ``predicate.visitor`` (the model itself and the parsers building trees aside)."""
+    allowed = {"paimon_lens.predicate.model", "paimon_lens.predicate.fast", "paimon_lens.predicate.sqlglot_parser",
+               "paimon_lens.predicate.builder"}
+    found = []
+    for module, path in MODULES.items():
+        if module in allowed:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                sides = [node.left, *node.comparators]
+                if any(isinstance(s, ast.Constant) and s.value in ("And", "Or") for s in sides):
+                    found.append(f"{_short(module)}:{node.lineno}")
+    assert not found, f"compound functions compared as strings (use predicate.visitor): {found}"

@@ -24,8 +24,8 @@ import pyarrow.compute  # pa.compute
 import pytest
 
 import paimon_lens as pl
-from paimon_lens.consistency import SnapshotMovedWarning
 from paimon_lens.errors import SnapshotNotFoundError
+from paimon_lens.metadata.consistency import SnapshotMovedWarning
 from paimon_lens.writer import TableWriter
 
 ROWS = 40
@@ -289,7 +289,7 @@ def test_where_file_answers_every_line_at_one_snapshot(tmp_path: Path, monkeypat
     import json
 
     from paimon_lens.presentation.cli import main
-    from paimon_lens.table import Table
+    from paimon_lens.table.facade import Table
 
     path = tmp_path / "t"
     w = _partitioned(path)
@@ -381,7 +381,7 @@ def test_a_health_row_is_read_at_one_snapshot(tmp_path: Path, monkeypatch: pytes
     """The table's snapshot expires (and its compacted-away files with it) while its health row is
     measured: the row is measured again, whole, at the newest snapshot, and says which one."""
     import paimon_lens.presentation.health as health
-    from paimon_lens.catalog import open_catalog
+    from paimon_lens.catalog.filesystem import open_catalog
 
     path = tmp_path / "wh" / "db.db" / "t"
     w = _create(path, **{"file-index.in-manifest-threshold": "1 b"})  # .index files: read by findings

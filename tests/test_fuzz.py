@@ -26,13 +26,13 @@ from paimon_lens.formats.deletion_vector import read_dv_index_file, read_seriali
 from paimon_lens.formats.file_index_format import FileIndexFormatReader, index_field_type
 from paimon_lens.formats.hash_index import read_hash_index
 from paimon_lens.formats.registry import create_reader
+from paimon_lens.inventory.file_indexes import summarize
 from paimon_lens.io.fileio import LocalFileIO
 from paimon_lens.metadata.manifest import read_manifest
 from paimon_lens.metadata.schema import SchemaManager
 from paimon_lens.metadata.stats import decode_stats, stats_fields
 from paimon_lens.predicate.model import LeafPredicate
 from paimon_lens.pruning.file_index_predicate import visit_leaf
-from paimon_lens.snapshot_file_indexes import summarize
 from paimon_lens.types import DataField, DataType, parse_type
 from tests.conftest import FIXTURES, BytesFileIO, load_json
 

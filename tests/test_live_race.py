@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 import paimon_lens as pl
-from paimon_lens.consistency import SnapshotMovedWarning
 from paimon_lens.errors import SnapshotNotFoundError
+from paimon_lens.metadata.consistency import SnapshotMovedWarning
 from tests.live_writer import WHERE
 
 ROOT = Path(__file__).resolve().parent.parent

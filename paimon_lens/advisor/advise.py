@@ -46,12 +46,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ..consistency import consistent
 from ..errors import PaimonLensError
 from ..frame_columns import RECOMMENDATION_COLUMNS, TRADEOFF_COLUMNS
+from ..inventory.global_indexes import global_index_columns
+from ..metadata.consistency import consistent
 from ..pruning.versions import rules_of
-from ..snapshot_global_indexes import global_index_columns
-from ..workload import Workload, as_workload
+from ..workload.model import Workload, as_workload
 from ..writer.file_index import DEFAULT_IN_MANIFEST_THRESHOLD, PREFIX, in_manifest_threshold, parse_index_options
 from .candidates import (
     BSI,
@@ -704,7 +704,7 @@ def _stored_index_bytes(table: SnapshotReader) -> tuple[dict[tuple[str, str], in
     """Bytes of every (column, index type) the snapshot's files store, from the containers' heads;
     and the containers that could not be read (``file: why``)."""
     from ..errors import PaimonLensError
-    from ..snapshot_file_indexes import open_container
+    from ..inventory.file_indexes import open_container
 
     out: dict[tuple[str, str], int] = {}
     unread: list[str] = []

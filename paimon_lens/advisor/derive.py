@@ -43,7 +43,7 @@ from ..predicate.model import Predicate
 from ..predicate.parser import PredicateError, literal_sql, parse_where, quote_identifier
 from ..types import DataType, Timestamp, date_from_days
 from ..values import float32
-from ..workload import Workload, WorkloadQuery
+from ..workload.model import Workload, WorkloadQuery
 
 if TYPE_CHECKING:
     import pandas as pd

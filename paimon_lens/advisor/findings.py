@@ -57,9 +57,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..formats.bloom import DEFAULT_FPP, DEFAULT_ITEMS, bloom_filter_sizing
+from ..inventory.global_indexes import global_index_columns
+from ..metadata.snapshot_reader import IndexLocation
 from ..options import SMALL_FILE_DIVISOR, target_file_size
 from ..predicate.model import leaves
-from ..snapshot_global_indexes import global_index_columns
 from ..units import human_bytes, human_count, human_percent
 from .advise import alter_table
 from .finding import Finding, table_ref
@@ -69,10 +70,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..engines.base import Engine
+    from ..inventory.file_indexes import IndexRow
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
     from ..pruning.versions import PaimonRules
-    from ..snapshot_file_indexes import IndexRow
-    from ..workload import Workload
+    from ..workload.model import Workload
 
 INDEX_SIZE_RATIO = 0.25
 """An index at least this fraction of the bytes of the data files it covers is reported."""
@@ -167,7 +168,7 @@ def buckets(table: SnapshotReader) -> dict[tuple[str, int], list[LiveFile]]:
 
 def deleted_rows(table: SnapshotReader, engine: Engine | None = None) -> dict[str, int]:
     """Rows each data file's deletion vector marks deleted (files whose vector decodes)."""
-    from ..snapshot_deletion_vectors import deletion_vector_infos
+    from ..inventory.deletion_vectors import deletion_vector_infos
 
     return {dv.data_file: dv.cardinality for dv in deletion_vector_infos(table, engine)
             if dv.error is None and dv.cardinality}
@@ -288,8 +289,7 @@ def _small_files(table: SnapshotReader) -> list[Finding]:
 def _uncompacted_buckets(table: SnapshotReader) -> list[Finding]:
     if not table.schema.primary_keys:
         return []
-    raw = table.schema.options.get("num-sorted-run.compaction-trigger", "5")
-    trigger = int(raw) if raw.strip().isdigit() else 5
+    trigger = table.schema.core_options.compaction_trigger
     per_bucket = buckets(table)
     out = []
     for (_, bucket), files in sorted(per_bucket.items()):
@@ -312,7 +312,7 @@ def _embedded_indexes(table: SnapshotReader) -> list[Finding]:
     from ..writer.file_index import DEFAULT_IN_MANIFEST_THRESHOLD, in_manifest_threshold
 
     # embedded: the container is the manifest's _EMBEDDED_FILE_INDEX, its size always known
-    sizes = [table.index_size(lf) or 0 for lf in table.live_files() if lf.index_location == "embedded"]
+    sizes = [table.index_size(lf) or 0 for lf in table.live_files() if lf.index_location == IndexLocation.EMBEDDED]
     total = sum(sizes)
     if total < EMBEDDED_MIN:
         return []
@@ -463,7 +463,7 @@ def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequ
     are at hand. A check that cannot run is named in ``problems``; the others still do.
     """
     from ..errors import PaimonLensError
-    from ..snapshot_file_indexes import index_facts
+    from ..inventory.file_indexes import index_facts
 
     problems: list[str] = []
     notes: list[str] = []

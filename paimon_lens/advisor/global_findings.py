@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from ..snapshot_global_indexes import GLOBAL, Coverage, global_index_coverage
+from ..inventory.global_indexes import GLOBAL, Coverage, global_index_coverage
 from ..units import human_bytes, human_count
 from .finding import Finding, table_ref
 

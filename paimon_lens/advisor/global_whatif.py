@@ -20,16 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CorruptFileError, PaimonLensError
 from ..formats.global_index.keys import KEYABLE
+from ..inventory.global_indexes import global_index_columns
 from ..metadata.row_ranges import RowRangeGroup, data_evolution_enabled, row_range_groups
-from ..options import option_true
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, and_, leaves
 from ..pruning.evolution import pick
-from ..snapshot_global_indexes import global_index_columns
 
 if TYPE_CHECKING:
     from ..metadata.snapshot_reader import SnapshotReader
     from ..pruning.versions import PaimonRules
-    from ..workload import Workload
+    from ..workload.model import Workload
 
 #: leaf functions a btree global index answers exactly (ranges: within the fallback-scan size)
 ANSWERED = frozenset({"Equal", "In", "NotEqual", "NotIn", "IsNull", "IsNotNull", "LessThan", "LessOrEqual",
@@ -54,8 +53,7 @@ class GlobalIndexGain:
 
 def global_index_applies(table: SnapshotReader, rules: PaimonRules) -> bool:
     """Whether the table can have global indexes (data evolution, row tracking, Paimon 1.4+)."""
-    opts = table.schema.options
-    return rules.global_index and data_evolution_enabled(table) and option_true(opts, "row-tracking.enabled")
+    return rules.global_index and data_evolution_enabled(table) and table.schema.core_options.row_tracking_enabled
 
 
 def measure_global(table: SnapshotReader, workload: Workload, columns: list[str], rules: PaimonRules,

@@ -63,14 +63,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..consistency import consistent
 from ..engines.files import engine_of, map_file_chunks, task_count
 from ..errors import CorruptFileError, PaimonLensError
 from ..formats.data_file import arrow_from_internal, arrow_type, internal_values, read_stored_columns
 from ..frame_columns import COLUMN_FRAME_COLUMNS, FILE_FRAME_COLUMNS
+from ..inventory.deletion_vectors import deletion_vector_infos
+from ..metadata.consistency import consistent
 from ..metadata.row_ranges import is_blob_file
 from ..progress import progress as show_progress
-from ..snapshot_deletion_vectors import deletion_vector_infos
 from ..types import DataField, DataType
 from ..values import float32, to_json, to_python
 

@@ -59,7 +59,6 @@ from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap
 
-from ..consistency import consistent
 from ..engines.files import engine_of, map_file_chunks, task_count
 from ..errors import PaimonLensError
 from ..formats.bit_slice import BitSliceIndexBitmap, trailing_ones
@@ -72,7 +71,9 @@ from ..formats.range_bitmap_dictionary import ChunkedDictionary, Key
 from ..formats.registry import UnsupportedIndexReader, create_reader
 from ..formats.result import BitmapIndexResult
 from ..frame_columns import QUERY_COLUMNS, THRESHOLD_COLUMNS, WHATIF_COLUMNS
+from ..metadata.consistency import consistent
 from ..metadata.row_ranges import is_blob_file
+from ..metadata.snapshot_reader import IndexLocation
 from ..options import parse_memory_size
 from ..predicate.model import LeafPredicate, Predicate
 from ..progress import progress as show_progress
@@ -80,7 +81,7 @@ from ..pruning.evolution import devolve_filter, field_names
 from ..pruning.file_index_predicate import FileIndexPredicate, index_field_type
 from ..pruning.run import explain_many
 from ..types import DataType
-from ..workload import Workload, as_workload
+from ..workload.model import Workload, as_workload
 from ..writer.file_index import IndexSpec, build_container, in_manifest_threshold, make_index_writer
 from .candidates import Candidate, threshold_choices
 
@@ -429,12 +430,12 @@ class _MeteredPredicate(FileIndexPredicate):
                                 bsi=_rewrap(rb.bsi, _MeteredBsi, log))
         return metered, log
 
-    def _leaf(self, leaf: LeafPredicate) -> Any:
+    def visit_leaf(self, leaf: LeafPredicate) -> Any:
         for _, reader in self.readers(leaf.field):
             meter = self.meters.get(id(reader))
             if meter is not None:
                 meter.functions.add(leaf.function)
-        return super()._leaf(leaf)
+        return super().visit_leaf(leaf)
 
     def bytes_read(self) -> int:
         """Index bytes read by every reader created so far (heads excluded)."""
@@ -654,8 +655,8 @@ def _measure_chunk(table: SnapshotReader, lfs: Sequence[LiveFile],
     ``extras``: per file, the ``(query, rows after deletion vectors, file bytes)`` of the queries
     whose baseline reads it, and its deletion vector.
     """
+    from ..inventory.file_indexes import open_container
     from ..pruning.truth import read_columns
-    from ..snapshot_file_indexes import open_container
 
     measures = [CandidateMeasure(c) for c in cands]
     tallies = [[QueryTally() for _ in predicates] for _ in cands]
@@ -680,7 +681,7 @@ def _measure_chunk(table: SnapshotReader, lfs: Sequence[LiveFile],
             try:
                 if cand.current:
                     container = open_container(table, lf)
-                    m.embedded.append(lf.index_location == "embedded")
+                    m.embedded.append(lf.index_location == IndexLocation.EMBEDDED)
                 elif cand.specs:
                     data, seconds = _build(cand, ctx, field_ids, builders)
                     m.build_seconds += seconds
@@ -784,8 +785,7 @@ def _notes(table: SnapshotReader, files: Sequence[LiveFile], sample: Sequence[Li
                              "(unknown), sample more files")
     else:
         notes.append(f"every one of the {len(files)} live files was built and evaluated: all numbers are measured")
-    opts = table.schema.options
-    if table.schema.primary_keys and opts.get("deletion-vectors.enabled", "false").strip().lower() != "true":
+    if table.schema.primary_keys and not table.schema.core_options.deletion_vectors_enabled:
         notes.append("primary-key table without deletion vectors: Paimon does not use file indexes at planning "
                      "for it; the gains measured assume deletion vectors are enabled")
     for m in measures:

@@ -13,7 +13,7 @@ order (:class:`~paimon_lens.engines.base.Engine`). Three are provided:
 
 The services hand their per-file work to the table's engine (see :mod:`.files`): manifest reading
 (from :data:`~paimon_lens.engines.base.MIN_MANIFESTS` manifest files on), per-file index decoding
-(:mod:`paimon_lens.snapshot_file_indexes`), deletion-vector decoding (:mod:`paimon_lens.snapshot_deletion_vectors`),
+(:mod:`paimon_lens.inventory.file_indexes`), deletion-vector decoding (:mod:`paimon_lens.inventory.deletion_vectors`),
 ``explain`` (:mod:`paimon_lens.pruning.run`: planning, file-index evaluation, deletion vectors and
 ground truth per partition and bucket), and the recommender's column profiling and what-if index
 building (runs of data files per task). An engine of parallelism 1 gets the whole snapshot as one

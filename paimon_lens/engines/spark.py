@@ -147,6 +147,12 @@ def spark_kind(values: Sequence[Any]) -> str:
     return kinds.pop() if len(kinds) == 1 else "string"
 
 
+def plain(v: Any) -> Any:
+    """``v``, a text of a ``str`` subclass (an enum member, a ``Problem``) as the plain text it is:
+    Spark's JVM side unpickles built-in types only."""
+    return str.__str__(v) if isinstance(v, str) and type(v) is not str else v
+
+
 def spark_cell(v: Any, kind: str) -> Any:
     """A frame cell as a Spark value of the column's :func:`spark_kind` (dicts and lists as JSON
     text, bytes as hex, other objects as ``str``; None for :func:`is_null`)."""
@@ -159,7 +165,7 @@ def spark_cell(v: Any, kind: str) -> Any:
     if kind == "double":
         return float(v)
     if isinstance(v, str):
-        return v
+        return plain(v)
     if isinstance(v, (dict, list, tuple)):
         return json.dumps(v, default=str, ensure_ascii=False, sort_keys=False)
     if isinstance(v, (bytes, bytearray)):

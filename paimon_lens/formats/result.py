@@ -29,14 +29,29 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from enum import StrEnum
 
 from pyroaring import BitMap
+
+
+class IndexAnswer(StrEnum):
+    """What an index container answers for a file, as verdicts, frames and JSON name it (a member
+    is its name as text)."""
+
+    REMAIN = "REMAIN"
+    """The file may hold matching rows: it is read."""
+    SKIP = "SKIP"
+    """No row can match: the file is skipped."""
+    BITMAP = "BITMAP"
+    """The rows that may match (bitmap v2, range-bitmap, bsi): a kind of REMAIN."""
+    NO_INDEX = "NO_INDEX"
+    """The file has no index container (or none was asked)."""
 
 
 class FileIndexResult:
     """Base of index answers. Use :data:`REMAIN`, :data:`SKIP` or :class:`BitmapIndexResult`."""
 
-    kind: str = "?"
+    kind: IndexAnswer
 
     def remain(self) -> bool:
         """Whether the file must still be read."""
@@ -52,7 +67,7 @@ class FileIndexResult:
 
 
 class _Remain(FileIndexResult):
-    kind = "REMAIN"
+    kind = IndexAnswer.REMAIN
 
     def remain(self) -> bool:
         return True
@@ -68,7 +83,7 @@ class _Remain(FileIndexResult):
 
 
 class _Skip(FileIndexResult):
-    kind = "SKIP"
+    kind = IndexAnswer.SKIP
 
     def remain(self) -> bool:
         return False
@@ -90,7 +105,7 @@ SKIP: FileIndexResult = _Skip()
 class BitmapIndexResult(FileIndexResult):
     """A set of candidate row positions (Paimon's ``BitmapIndexResult``)."""
 
-    kind = "BITMAP"
+    kind = IndexAnswer.BITMAP
     __slots__ = ("bitmap",)
 
     def __init__(self, bitmap: BitMap) -> None:

@@ -276,7 +276,7 @@ def _deleted_by_bucket(reader: SnapshotReader, live: dict[str, _File],
                        problems: list[str]) -> dict[tuple[str, int], int]:
     """Deleted rows per (partition, bucket) of the live files; a vector that does not decode is a
     problem (its rows are not counted)."""
-    from ..snapshot_deletion_vectors import deletion_vector_infos
+    from ..inventory.deletion_vectors import deletion_vector_infos
 
     out: dict[tuple[str, int], int] = defaultdict(int)
     for dv in deletion_vector_infos(reader):

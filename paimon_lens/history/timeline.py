@@ -195,7 +195,7 @@ class _Timeline:
 
     def _index_labels(self, reader: SnapshotReader, entry: ManifestEntry,
                       problems: list[str]) -> tuple[frozenset[str], int]:
-        from ..snapshot_file_indexes import open_container
+        from ..inventory.file_indexes import open_container
 
         try:
             partition = self.partitions.get(entry.partition)
@@ -247,7 +247,7 @@ class _Timeline:
         _count_changes(facts, added, removed)
 
     def _deletion_vectors(self, reader: SnapshotReader, state: _State, problems: list[str]) -> None:
-        from ..snapshot_deletion_vectors import DELETION_VECTORS
+        from ..inventory.deletion_vectors import DELETION_VECTORS
 
         name = reader.snapshot.index_manifest if reader.snapshot is not None else None
         if name == state.index_manifest:
@@ -274,7 +274,7 @@ class _Timeline:
             return int(dv.cardinality)
         decoded = self.dv_cache.get(entry.file_name)
         if decoded is None:
-            from ..snapshot_deletion_vectors import table_deletion_vectors
+            from ..inventory.deletion_vectors import table_deletion_vectors
 
             decoded = self.dv_cache[entry.file_name] = {
                 info.data_file: (info.cardinality, info.error)
@@ -334,7 +334,6 @@ class _Timeline:
 
     @staticmethod
     def _fill(reader: SnapshotReader, state: _State, facts: SnapshotFacts) -> None:
-        from ..writer.stats import DEFAULT_STATS_MODE
 
         facts.files, facts.bytes, facts.rows = len(state.files), state.bytes, state.rows
         facts.level_files = {lvl: n for lvl, n in sorted(state.levels.items()) if n}
@@ -351,7 +350,7 @@ class _Timeline:
         facts.dv_ratio = facts.dv_deleted_rows / state.rows if state.rows and deleted else None
         ratios = [d / state.bucket_rows[b] for b, d in state.bucket_deleted.items() if d > 0 and state.bucket_rows[b]]
         facts.dv_max_bucket_ratio = max(ratios) if ratios else None
-        facts.stats_mode = reader.schema.options.get("metadata.stats-mode", DEFAULT_STATS_MODE.lower())
+        facts.stats_mode = reader.schema.core_options.stats_mode
         facts.global_index_coverage, facts.global_index_uncovered_rows = _global_coverage(reader)
 
 

@@ -282,7 +282,7 @@ class TableFileIO:
         None until :meth:`confine` is called (then nothing else is read)."""
         self.missing: list[str] = []
         """Every path a read found missing, in order (how an expiry during a read is noticed, see
-        :mod:`paimon_lens.consistency`)."""
+        :mod:`paimon_lens.metadata.consistency`)."""
 
     def confine(self, roots: list[str]) -> None:
         """Refuse, from now on, every path outside ``roots`` (after resolving ``.`` and ``..``)."""

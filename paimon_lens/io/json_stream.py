@@ -5,7 +5,7 @@
 bytes ``json.dump`` would (same separators and options), taking the records of a list field from
 an iterator one at a time. :class:`Spool` collects a document in a temporary file (in memory up to
 a few MiB) so that an answer that has to start again at another snapshot (see
-:mod:`paimon_lens.consistency`) never leaves a half-written first attempt in the output.
+:mod:`paimon_lens.metadata.consistency`) never leaves a half-written first attempt in the output.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ content never changes; a cached value that lacks the entry's bytes is read again
 returned are the ones whose length and digest the entry recorded: a manifest that no longer holds
 them (rewritten in place, truncated) is a :class:`~paimon_lens.errors.CorruptFileError` naming
 the manifest, the entry and the field, never another container. A manifest removed by expiry
-raises the error its first read would have, which :mod:`paimon_lens.consistency` recognises: the
+raises the error its first read would have, which :mod:`paimon_lens.metadata.consistency` recognises: the
 answer moves to the newest snapshot, or a pinned table says its snapshot expired.
 
 Two embedded indexes are equal when their lengths and digests are, as Paimon compares the bytes

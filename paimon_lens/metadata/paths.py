@@ -8,12 +8,12 @@ empty values become ``partition.default-name`` and names/values are escaped like
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..options import CoreOptions
 from ..types import DataField, Timestamp, date_from_days
 
-DEFAULT_PARTITION_NAME = "__DEFAULT_PARTITION__"
 MAIN_BRANCH = "main"
 BRANCH_PREFIX = "branch-"
 _ESCAPED = set('"#%\'*/:=?\\\x7f{[]^') | {chr(c) for c in range(1, 32)}
@@ -70,10 +70,10 @@ def is_java_whitespace(text: str) -> bool:
     return all(c in _JAVA_WHITESPACE for c in text)
 
 
-def partition_path(values: Sequence[Any], fields: Sequence[DataField], options: dict[str, str]) -> str:
+def partition_path(values: Sequence[Any], fields: Sequence[DataField], options: CoreOptions | Mapping[str, str]) -> str:
     """``k1=v1/k2=v2`` for a partition (empty string for unpartitioned tables)."""
-    legacy = options.get("partition.legacy-name", "true").lower() != "false"
-    default = options.get("partition.default-name", DEFAULT_PARTITION_NAME)
+    core = options if isinstance(options, CoreOptions) else CoreOptions(options)
+    legacy, default = core.partition_legacy_name, core.partition_default_name
     parts = []
     for v, f in zip(values, fields):
         try:

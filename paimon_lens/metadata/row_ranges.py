@@ -78,8 +78,7 @@ class RowRangeGroup:
 
 def data_evolution_enabled(table: SnapshotReader) -> bool:
     """Whether ``data-evolution.enabled`` is set on the table (append tables only)."""
-    opt = table.schema.options.get("data-evolution.enabled", "false").strip().lower()
-    return opt == "true" and not table.schema.primary_keys
+    return table.schema.core_options.data_evolution_enabled and not table.schema.primary_keys
 
 
 def row_range_groups(files: Sequence[LiveFile]) -> list[RowRangeGroup]:

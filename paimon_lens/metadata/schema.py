@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ..errors import CorruptFileError, TableNotFoundError
 from ..io.fileio import MAX_JSON_BYTES, FileIO, read_file
+from ..options import CoreOptions
 from ..types import DataField, TypeParseError, field_from_json
 from .paths import MAIN_BRANCH, branch_root
 from .snapshot import json_field, load_json_object
@@ -62,6 +64,11 @@ class TableSchema:
                 raise CorruptFileError(path, None, f"schema {key}", f"names of fields ({', '.join(sorted(names))})",
                                        ", ".join(map(str, missing)))
         return schema
+
+    @cached_property
+    def core_options(self) -> CoreOptions:
+        """The options typed as Paimon reads them (parsed once per schema)."""
+        return CoreOptions(self.options)
 
     @property
     def field_names(self) -> list[str]:

@@ -22,14 +22,15 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import partial
 from typing import Any, TypeVar
 
-from ..consistency import consistent
 from ..errors import PaimonLensError, SnapshotNotFoundError, TableNotFoundError
 from ..io.fileio import FileIO, TableFileIO, get_file_io, local_path, strip_file_scheme
 from ..progress import progress
 from .binary_row import decode_binary_row
+from .consistency import consistent
 from .embedded_index import EmbeddedIndex
 from .gc_pause import gc_paused
 from .manifest import (
@@ -54,6 +55,17 @@ R = TypeVar("R", bound="SnapshotReader")
 
 Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], list[Any]]
 """``map(fn, items) -> [fn(x) for x in items]`` run elsewhere (an engine's); ``fn`` is picklable."""
+
+
+class IndexLocation(StrEnum):
+    """Where a data file's index container is (a member is its name as text)."""
+
+    NONE = "none"
+    """The file has no index."""
+    EMBEDDED = "embedded"
+    """In the manifest entry (``_EMBEDDED_FILE_INDEX``, below ``file-index.in-manifest-threshold``)."""
+    EXTERNAL = "external"
+    """In an ``.index`` file beside the data file (``extraFiles``)."""
 
 
 
@@ -100,12 +112,12 @@ class LiveFile:
         return self.entry.file
 
     @property
-    def index_location(self) -> str:
-        """``embedded`` (in the manifest), ``external`` (an ``.index`` file) or ``none``."""
+    def index_location(self) -> IndexLocation:
+        """:class:`IndexLocation`: ``embedded`` (in the manifest), ``external`` (an ``.index`` file) or ``none``."""
         f = self.entry.file
         if f.embedded_index is not None:
-            return "embedded"
-        return "external" if f.index_file is not None else "none"
+            return IndexLocation.EMBEDDED
+        return IndexLocation.EXTERNAL if f.index_file is not None else IndexLocation.NONE
 
     @property
     def index_key(self) -> tuple[str, EmbeddedIndex | str | None]:
@@ -176,7 +188,7 @@ class SnapshotReader:
         self._cache = cache or _Cache()
         self.follows_latest = follows_latest
         """Opened at the latest snapshot: when that snapshot expires while it is read, the reader
-        moves to the newest one (see :mod:`paimon_lens.consistency`)."""
+        moves to the newest one (see :mod:`paimon_lens.metadata.consistency`)."""
         self.manifest_mapper: tuple[Mapper, int] | None = None
         """``(map, minimum)``: manifests are read by ``map`` (an engine's) when at least ``minimum``
         of them are to be read at once; None: always here."""
@@ -226,7 +238,7 @@ class SnapshotReader:
 
     @property
     def file_io_missing(self) -> list[str]:
-        """Paths the table's reads found missing so far (see :mod:`paimon_lens.consistency`)."""
+        """Paths the table's reads found missing so far (see :mod:`paimon_lens.metadata.consistency`)."""
         missing: list[str] = getattr(self.file_io, "missing", [])
         return missing
 
@@ -237,7 +249,7 @@ class SnapshotReader:
 
     def forget_snapshot(self, expired: SnapshotNotFoundError) -> None:
         """The snapshot expired while it was read: drop what was read of it (partial, possibly with
-        errors that are the expiry's) and remember why (see :mod:`paimon_lens.consistency`)."""
+        errors that are the expiry's) and remember why (see :mod:`paimon_lens.metadata.consistency`)."""
         self._forget()
         self._expired = expired
 
@@ -491,8 +503,8 @@ class SnapshotReader:
 
     def bucket_path(self, bucket: int, partition: dict[str, Any]) -> str:
         """The directory of a partition's bucket, relative to the table directory."""
-        part = partition_path(list(partition.values()), self.schema.partition_fields, self.schema.options)
-        root = self.schema.options.get("data-file.path-directory")
+        part = partition_path(list(partition.values()), self.schema.partition_fields, self.schema.core_options)
+        root = self.schema.core_options.data_file_path_directory
         return "/".join(p for p in (root, part, bucket_dir(bucket)) if p)
 
     def _live_file(self, entry: ManifestEntry, manifest_dir: str, partitions: dict[bytes, dict[str, Any]],

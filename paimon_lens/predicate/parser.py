@@ -27,15 +27,16 @@ imported on first use for the rest, for other dialects and to report errors.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import PredicateError
 from ..types import DataField
 from .bind import InExpansion
 from .fast import parse_fast
-from .model import LeafPredicate, Predicate, and_, or_
+from .model import CompoundPredicate, LeafPredicate, Predicate, and_, or_
 from .sql_text import literal_sql, quote_identifier, to_sql
+from .visitor import PredicateVisitor, visit
 
 if TYPE_CHECKING:
     from .sqlglot_parser import PaimonLensDialect
@@ -148,7 +149,15 @@ def _depth(pred: Predicate) -> int:
 
 def _flatten(pred: Predicate) -> Predicate:
     """Flatten nested And/Or of the same kind (after NOT pushdown)."""
-    if isinstance(pred, LeafPredicate):
-        return pred
-    kids = [_flatten(c) for c in pred.children]
-    return and_(*kids) if pred.function == "And" else or_(*kids)
+    return visit(pred, _Flattening())
+
+
+class _Flattening(PredicateVisitor[Predicate]):
+    def visit_leaf(self, leaf: LeafPredicate) -> Predicate:
+        return leaf
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[Predicate]) -> Predicate:
+        return and_(*children)
+
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[Predicate]) -> Predicate:
+        return or_(*children)

@@ -9,14 +9,15 @@ a keyword-like column name needs quoting.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
 from ..types import DataType, Timestamp, date_from_days
 from ..values import float32
 from .fast import SQLGLOT_KEYWORDS
-from .model import CompoundPredicate, Predicate, set_sql_renderer, visit_function
+from .model import CompoundPredicate, LeafPredicate, Predicate, set_sql_renderer, visit_function
+from .visitor import PredicateVisitor, visit
 
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -159,14 +160,27 @@ def to_sql(pred: Predicate) -> str:
     (flattened AND/OR). ``StartsWith``/``EndsWith``/``Contains`` print as ``LIKE``; when their
     literal holds ``%``, ``_`` or ``\\`` the pattern needs escapes and parses back as ``Like``.
     """
-    if isinstance(pred, CompoundPredicate):
-        op = " AND " if pred.function == "And" else " OR "
-        return op.join(f"({to_sql(c)})" if isinstance(c, CompoundPredicate) else to_sql(c) for c in pred.children)
-    missing = f"<{pred.function} of {pred.field} without its literals>"
-    text = visit_function(pred, _LeafSql(quote_identifier(pred.field), pred.type), missing)
-    if text == missing:
-        raise ValueError(f"cannot print {pred}: {pred.function} needs literals")
-    return text
+    return visit(pred, _Sql())
+
+
+class _Sql(PredicateVisitor[str]):
+    def visit_leaf(self, leaf: LeafPredicate) -> str:
+        missing = f"<{leaf.function} of {leaf.field} without its literals>"
+        text = visit_function(leaf, _LeafSql(quote_identifier(leaf.field), leaf.type), missing)
+        if text == missing:
+            raise ValueError(f"cannot print {leaf}: {leaf.function} needs literals")
+        return text
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[str]) -> str:
+        return _joined(" AND ", predicate, list(children))
+
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[str]) -> str:
+        return _joined(" OR ", predicate, list(children))
+
+
+def _joined(op: str, predicate: CompoundPredicate, children: list[str]) -> str:
+    return op.join(f"({text})" if isinstance(c, CompoundPredicate) else text
+                   for c, text in zip(predicate.children, children))
 
 
 set_sql_renderer(to_sql, literal_sql)

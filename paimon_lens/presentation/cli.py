@@ -27,8 +27,8 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..consistency import SnapshotMovedWarning
 from ..errors import PaimonLensError, SnapshotNotFoundError
+from ..metadata.consistency import SnapshotMovedWarning
 from .html import human_bytes as _human_bytes
 
 
@@ -42,13 +42,13 @@ def _print_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], out: Any
 
 
 def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from ..table import open_table
+    from ..table.facade import open_table
 
     options = {"snapshot": args.snapshot, "engine": getattr(args, "engine", None),
                "spark_master": getattr(args, "spark_master", None), "branch": getattr(args, "branch", None),
                "paimon_version": getattr(args, "paimon_version", None)}
     if getattr(args, "warehouse", None):  # TABLE is db.table in that warehouse
-        from ..catalog import open_catalog
+        from ..catalog.filesystem import open_catalog
 
         return open_catalog(args.warehouse).table(args.table, **options)
     return open_table(args.table, **options)
@@ -69,9 +69,9 @@ def cmd_files(args: argparse.Namespace, out: Any) -> int:
     """``files``: the live data files of a snapshot with decoded stats (one file's record at a time,
     spooled until complete: the sizes of index files are read as the records are written, and an
     answer that moves to a newer snapshot starts afresh)."""
-    from ..consistency import run_consistently
     from ..io.fileio import remote_reads, remote_reads_since
     from ..io.json_stream import Later, Spool, write_document
+    from ..metadata.consistency import run_consistently
     from .frames import file_record
 
     before = remote_reads()
@@ -134,11 +134,11 @@ def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
     table = _open(args)
     if getattr(args, "output_parquet", None):
         return _indexes_to_parquet(args, table, out)
-    from ..consistency import run_consistently
+    from ..inventory.file_indexes import file_indexes_by_file
+    from ..inventory.global_indexes import global_index_coverage, global_index_files
     from ..io.fileio import remote_reads, remote_reads_since
     from ..io.json_stream import Later, Spool, write_document
-    from ..snapshot_file_indexes import file_indexes_by_file
-    from ..snapshot_global_indexes import global_index_coverage, global_index_files
+    from ..metadata.consistency import run_consistently
     from .global_index_frames import global_indexes_json
     from .index_frames import index_file_record
 
@@ -269,7 +269,7 @@ def _explain_to_parquet(args: argparse.Namespace, table: Any, sqls: list[str], o
 
 def _read_where_file(path: str) -> list[str]:
     """One predicate per line, as a workload file (see :mod:`paimon_lens.workload`; weights dropped)."""
-    from ..workload import read_workload
+    from ..workload.model import read_workload
 
     return [q.where for q in read_workload(path)]
 
@@ -344,7 +344,7 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
                        else _read_where_file(args.where_file))
     if getattr(args, "output_parquet", None):
         return _explain_to_parquet(args, table, sqls, out)
-    from ..consistency import run_consistently
+    from ..metadata.consistency import run_consistently
 
     # every line at one snapshot: the lines are explained (and their documents written) in one
     # consistent operation, run again as a whole on the newest snapshot when the table's expires
@@ -585,7 +585,7 @@ def _partial_advice(advice: Any) -> int:
 
 def cmd_findings(args: argparse.Namespace, out: Any) -> int:
     """``findings``: what is wrong with the table's layout and indexes, ranked by cost, with the fixes."""
-    from ..workload import read_workload
+    from ..workload.model import read_workload
 
     table = _open(args)
     workload = None if args.workload is None else read_workload(args.workload)
@@ -659,7 +659,7 @@ def cmd_diff(args: argparse.Namespace, out: Any) -> int:
 
 def cmd_health(args: argparse.Namespace, out: Any) -> int:
     """``health``: every table of a warehouse, ranked by what fixing its findings would save."""
-    from ..catalog import open_catalog
+    from ..catalog.filesystem import open_catalog
 
     if args.output is not None:
         from .report import check_output_path
@@ -688,7 +688,7 @@ def cmd_workload(args: argparse.Namespace, out: Any) -> int:
     """``workload``: a workload file from Spark's event logs or a SQL history."""
     import datetime as _dt
 
-    from ..workload_sources import workload_from_spark_event_logs, workload_from_sql_history, write_workload
+    from ..workload.sources import workload_from_spark_event_logs, workload_from_sql_history, write_workload
 
     since = None
     if args.since is not None:
@@ -747,13 +747,13 @@ def _give_back_freed_memory() -> None:
 
 def cmd_report(args: argparse.Namespace, out: Any) -> int:
     """``report``: write the self-contained HTML tuning report of a snapshot."""
-    from ..workload import read_workload
+    from ..workload.model import read_workload
     from .report import build_report, check_output_path
 
     table = _open(args)
     check_output_path(args.output, table.path)  # before any work
     workload = None if args.workload is None else read_workload(args.workload)  # read once (may be a pipe)
-    from ..consistency import run_consistently
+    from ..metadata.consistency import run_consistently
 
     def build() -> Any:
         advice = None
@@ -772,7 +772,7 @@ def cmd_report(args: argparse.Namespace, out: Any) -> int:
         json.dump({"output": str(path), "table": table.path, "branch": table.branch,
                    "paimon_version": table.paimon_version, "snapshot_id": table.snapshot_id,
                    "sections": [s.key for s in report.sections], "problems": problems,
-                   "bytes": path.stat().st_size}, out, ensure_ascii=False)
+                   "bytes": path.stat().st_size, "report": report.to_dict()}, out, ensure_ascii=False)
         out.write("\n")
     else:
         out.write(f"wrote {path} ({_human_bytes(path.stat().st_size)}): "
@@ -919,13 +919,15 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("table", help="table directory")
     rep.add_argument("--workload", help="file with one WHERE clause per line (optional '-- weight: N')")
     rep.add_argument("--snapshot", default=None, help="snapshot selector (see files)")
-    rep.add_argument("-o", "--output", default="report.html", help="output HTML file (default report.html)")
+    rep.add_argument("-o", "--output", default="report.html",
+                     help="output file (default report.html); a name ending in .json gets the report as data")
     rep.add_argument("--recommend", action="store_true",
                      help="add index recommendations (measures candidates; the default with --workload)")
     rep.add_argument("--no-recommend", action="store_true",
                      help="with --workload: leave the recommendations out (faster on large tables)")
     rep.add_argument("--max-files", type=int, default=None, help="with --recommend: measure a sample of files")
-    rep.add_argument("--format", choices=("table", "json"), default="table")
+    rep.add_argument("--format", choices=("table", "json"), default="table",
+                     help="what is printed: a line (table) or JSON with the report as data under 'report'")
     _add_engine_args(rep)
     rep.set_defaults(func=cmd_report)
 

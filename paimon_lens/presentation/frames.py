@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CorruptFileError, PaimonLensError
+from ..errors import CorruptFileError, PaimonLensError, as_text
 from ..frame_columns import (
     DELETION_VECTOR_COLUMNS,
     FILE_COLUMNS,
@@ -20,12 +20,13 @@ from ..frame_columns import (
     SCHEMA_COLUMNS,
     SNAPSHOT_COLUMNS,
 )
+from ..inventory.deletion_vectors import DeletionVectorInfo, HashIndexInfo, index_file_path
 from ..metadata.binary_row import decode_binary_row
 from ..metadata.manifest import FILE_SOURCES, IndexFileMeta, ManifestFileMeta
 from ..metadata.schema import TableSchema
 from ..metadata.snapshot import Snapshot
+from ..metadata.snapshot_reader import IndexLocation
 from ..metadata.stats import decode_stats, read_once
-from ..snapshot_deletion_vectors import DeletionVectorInfo, HashIndexInfo, index_file_path
 from ..values import to_json, to_python
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ def file_record(table: SnapshotReader, lf: LiveFile, as_json: bool) -> dict[str,
     pfields = {p.name: p.type for p in table.schema.partition_fields}
     fields = table.schema.fields
     stats = read_once(lf.stats)  # not kept on the file: a listing may hold every file of the table
-    index_size = table.index_size(lf) if lf.index_location != "none" else 0
+    index_size = table.index_size(lf) if lf.index_location != IndexLocation.NONE else 0
     error = _location_error(table, lf)
     if index_size is None:  # never shown as 0: null, and the file's error says why
         error = "; ".join(e for e in (error, f"the size of index file {lf.index_file_path} could not be read") if e)
@@ -260,7 +261,7 @@ def deletion_vectors_frame(table: SnapshotReader, dvs: Sequence[DeletionVectorIn
         "bucket": d.bucket, "data_file": d.data_file, "index_file": d.index_file, "offset": d.offset,
         "length": d.length, "kind": d.kind, "cardinality": d.cardinality,
         "stored_cardinality": d.stored_cardinality, "row_count": d.row_count, "deleted_ratio": d.deleted_ratio,
-        "crc_ok": d.crc_ok, "error": d.error,
+        "crc_ok": d.crc_ok, "error": as_text(d.error),
     } for d in dvs]
     return _frame(rows, DELETION_VECTOR_COLUMNS)
 
@@ -272,6 +273,6 @@ def hash_index_frame(table: SnapshotReader, infos: Sequence[HashIndexInfo]) -> p
         "partition": {k: to_python(v, pfields[k]) for k, v in h.partition.items()},
         "bucket": h.bucket, "index_file": h.index_file, "file_size": h.file_size, "row_count": h.row_count,
         "hash_count": None if h.index is None else h.index.count,
-        "distinct_hashes": None if h.index is None else h.index.distinct_count, "error": h.error,
+        "distinct_hashes": None if h.index is None else h.index.distinct_count, "error": as_text(h.error),
     } for h in infos]
     return _frame(rows, HASH_INDEX_COLUMNS)

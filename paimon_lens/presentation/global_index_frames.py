@@ -1,4 +1,4 @@
-"""Frames of a snapshot's global and primary-key indexes (see :mod:`paimon_lens.snapshot_global_indexes`).
+"""Frames of a snapshot's global and primary-key indexes (see :mod:`paimon_lens.inventory.global_indexes`).
 
 ``global_indexes_frame``: one row per index file (:data:`~paimon_lens.frame_columns.GLOBAL_INDEX_COLUMNS`),
 its metadata and what decoding it found; ``coverage_frame``: one row per live data file and indexed
@@ -17,7 +17,7 @@ from ..formats.global_index.btree import BTreeIndex
 from ..formats.global_index.native import NativeIndexHeader
 from ..formats.global_index.sorted_index import SortedIndex
 from ..frame_columns import GLOBAL_INDEX_COLUMNS, GLOBAL_INDEX_COVERAGE_COLUMNS, GLOBAL_INDEX_KEY_COLUMNS
-from ..snapshot_global_indexes import Coverage, GlobalIndexFile, open_global_index
+from ..inventory.global_indexes import Coverage, GlobalIndexFile, open_global_index
 from ..values import to_json, to_python
 
 if TYPE_CHECKING:

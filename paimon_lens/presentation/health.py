@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..advisor.findings import Finding, buckets, deleted_rows
+from ..metadata.snapshot_reader import IndexLocation
 from ..options import SMALL_FILE_DIVISOR, target_file_size
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..table import Table
+    from ..table.facade import Table
 
 
 class Catalog(Protocol):
@@ -143,8 +144,8 @@ def table_health(catalog: Catalog, identifier: str, workload_dir: str | None = N
 def _measure(catalog: Catalog, identifier: str, workload_path: str | None, workload: Any = None,
              **table_options: Any) -> TableHealth:
     """One table's row; ``workload`` (already read) stands for the file ``workload_path`` when given."""
-    from ..consistency import run_consistently
     from ..errors import PaimonLensError
+    from ..metadata.consistency import run_consistently
 
     row = TableHealth(identifier, workload=workload_path)
     try:
@@ -158,7 +159,6 @@ def _measure(catalog: Catalog, identifier: str, workload_path: str | None, workl
 
 def _fill(row: TableHealth, table: Table, workload: Any) -> None:
     """The facts of ``row`` read from ``table`` (one consistent operation: a retry fills it afresh)."""
-    from ..writer.stats import DEFAULT_STATS_MODE
 
     row.error = None
     live = table.live_files()
@@ -170,8 +170,8 @@ def _fill(row: TableHealth, table: Table, workload: Any) -> None:
     row.small_file_ratio = sum(1 for s in sizes if s < target / SMALL_FILE_DIVISOR) / len(sizes) if sizes else None
     row.snapshots = len(table.snapshot_manager.list_ids())
     row.schemas = len(table.schema_manager.list_ids())
-    row.stats_mode = opts.get("metadata.stats-mode", DEFAULT_STATS_MODE.lower())
-    indexed = [lf for lf in live if lf.index_location != "none"]
+    row.stats_mode = table.schema.core_options.stats_mode
+    indexed = [lf for lf in live if lf.index_location != IndexLocation.NONE]
     row.index_coverage_ratio = len(indexed) / len(live) if live else None
     index_sizes = [table.index_size(lf) for lf in indexed]
     known = [n for n in index_sizes if n is not None]
@@ -225,7 +225,7 @@ def warehouse_health(catalog: Catalog, workload_dir: str | None = None,
                         spark_master=catalog.table_options.get("spark_master"))
     if runner.distributed and len(names) > 1:
         from ..errors import PaimonLensError
-        from ..workload import read_workload
+        from ..workload.model import read_workload
 
         options = {k: v for k, v in catalog.table_options.items() if k not in ("engine", "spark", "spark_master")}
         items = []

@@ -15,13 +15,14 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PaimonLensError
-from ..lens_frame import frame_html, human_bytes, human_count
-from .section import Section, escape, guarded, plot
+from ..lens_frame import human_bytes, human_count
+from .blocks import Cause, Causes, Details, FindingItem, Findings, Frame, heading, paragraph
+from .section import Section, guarded, plot
 
 if TYPE_CHECKING:
     from ..history.timeline import History
-    from ..table import Table
-    from ..workload import Workload
+    from ..table.facade import Table
+    from ..workload.model import Workload
 
 MAX_ROWS = 60
 """Timeline rows listed in the section (evenly sampled beyond, the last always kept)."""
@@ -104,18 +105,15 @@ def history_section(table: Table, workload: Workload | None = None) -> Section:
                     ("schema versions", human_count(len({r.schema_id for r in rows}))),
                     ("tags", human_count(sum(len(r.tags) for r in rows)))]
         if len(rows) < 2:
-            s.blocks.append("<p>One snapshot kept: no history to compare.</p>")
+            s.blocks.append(paragraph("One snapshot kept: no history to compare."))
             return
         if workload is not None and len(workload):
             _regressions(s, table, timeline, workload)
         found = history_findings(table, timeline)
         if found:
-            items = "".join(
-                f'<li class="finding"><b>{escape(f.title)}</b> <span class="small">{escape(f.kind)}</span><br>'
-                f"{escape(f.evidence)}.<br>Fix: {escape(f.fix)}."
-                + (f"<pre><code>{''.join(escape(st) + ';' + chr(10) for st in f.statements)}</code></pre>"
-                   if f.statements else "") + "</li>" for f in found)
-            s.blocks.append(f'<h3>What the history shows</h3><ol class="findings">{items}</ol>')
+            s.blocks.append(heading("What the history shows"))
+            s.blocks.append(Findings(tuple(FindingItem(f.title, f.kind, f.evidence, f.fix, tuple(f.statements))
+                                           for f in found)))
         s.facts.append(("history findings", human_count(len(found))))
         s.urgent = s.urgent or bool(found)
         from .plots import timeline as timeline_plot
@@ -132,8 +130,7 @@ def history_section(table: Table, workload: Workload | None = None) -> Section:
             "dv_ratio": r.dv_ratio, "tags": ", ".join(r.tags), "problems": "; ".join(r.problems)}
             for r in shown])
         note = f" (every {every}th snapshot and the last)" if every > 1 else ""
-        s.blocks.append(f"<details><summary>timeline: {len(timeline)} snapshots{escape(note)}</summary>"
-                        f"{frame_html(frame, max_rows=MAX_ROWS + 1)}</details>")
+        s.blocks.append(Details(f"timeline: {len(timeline)} snapshots{note}", (Frame(frame, max_rows=MAX_ROWS + 1),)))
 
     guarded(s, "history", body)
     return s
@@ -163,12 +160,10 @@ def _regressions(s: Section, table: Table, timeline: History, workload: Workload
     s.facts.insert(0, ("workload queries reading more than before", human_count(len(slower))))
     s.facts.insert(1, ("… more not from appends (compactions, overwrites, changed verdicts)", human_count(len(worse))))
     s.urgent = bool(worse)
-    s.blocks.append("<h3>Workload queries then and now</h3>" + frame_html(pd.DataFrame(rows), max_rows=100))
-    details = []
-    for r in sorted(slower, key=lambda x: -x["read_bytes_delta"]):
-        causes = "".join(f"<li>{escape(c.text)}</li>" for c in r["diff"].causes[:8])
-        details.append(f"<li><code>{escape(r['query'])}</code>: read "
-                       f"{escape(human_bytes(r['read_bytes_then']))} at snapshot {r['from_snapshot']}, "
-                       f"{escape(human_bytes(r['read_bytes_now']))} now<ul>{causes}</ul></li>")
+    s.blocks.append(heading("Workload queries then and now"))
+    s.blocks.append(Frame(pd.DataFrame(rows), max_rows=100))
+    details = [Cause(r["query"], f"read {human_bytes(r['read_bytes_then'])} at snapshot {r['from_snapshot']}, "
+                                 f"{human_bytes(r['read_bytes_now'])} now", tuple(c.text for c in r["diff"].causes[:8]))
+               for r in sorted(slower, key=lambda x: -x["read_bytes_delta"])]
     if details:
-        s.blocks.append(f'<ul class="causes">{"".join(details)}</ul>')
+        s.blocks.append(Causes(tuple(details)))

@@ -19,8 +19,12 @@ def environment() -> jinja2.Environment:
     """The template environment (autoescape always on)."""
     import jinja2
 
-    return jinja2.Environment(loader=jinja2.PackageLoader("paimon_lens.presentation", "templates"),
-                              autoescape=True, trim_blocks=False, lstrip_blocks=False)
+    from .blocks import block_html
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("paimon_lens.presentation", "templates"),
+                             autoescape=True, trim_blocks=False, lstrip_blocks=False)
+    env.filters["block_html"] = block_html
+    return env
 
 
 def render_explain(report: ExplainReport, include_files: bool = True) -> str:

@@ -18,8 +18,10 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from ..errors import as_text, problem_details
 from ..frame_columns import BITMAP_VALUE_COLUMNS, FILE_INDEX_COLUMNS
-from ..snapshot_file_indexes import VALUE_KEYS, IndexFact, IndexInfo, let_go
+from ..inventory.file_indexes import IndexFact, IndexInfo, let_go, summary_values
+from ..metadata.snapshot_reader import IndexLocation
 from ..values import to_json, to_python
 
 if TYPE_CHECKING:
@@ -32,16 +34,6 @@ if TYPE_CHECKING:
 def _partition(table: SnapshotReader, info: IndexInfo) -> dict[str, Any]:
     types = {p.name: p.type for p in table.schema.partition_fields}
     return {k: to_python(v, types[k]) for k, v in info.file.partition.items()}
-
-
-def summary_values(info: IndexInfo, as_json: bool) -> dict[str, Any]:
-    """The index summary with ``min``/``max`` converted for a frame (Python) or JSON."""
-    out = info.summary()
-    if info.data_type is not None:
-        conv = to_json if as_json else to_python
-        for k in VALUE_KEYS & out.keys():
-            out[k] = conv(out[k], info.data_type)
-    return out
 
 
 def file_indexes_frame(table: SnapshotReader, infos: Sequence[IndexInfo],
@@ -58,7 +50,7 @@ def file_indexes_frame(table: SnapshotReader, infos: Sequence[IndexInfo],
             "partition": _partition(table, info), "bucket": info.file.entry.bucket,
             "file_name": info.file.entry.file.file_name, "row_count": info.file.entry.file.row_count,
             "column": info.column, "index_type": info.index_type, "storage": info.storage,
-            "index_file": info.index_file, "bytes": info.bytes, "error": info.error,
+            "index_file": info.index_file, "bytes": info.bytes, "error": as_text(info.error),
         }
         for k, v in summary_values(info, as_json=False).items():
             if k in FILE_INDEX_COLUMNS:
@@ -74,7 +66,7 @@ def file_indexes_frame(table: SnapshotReader, infos: Sequence[IndexInfo],
 
 
 def index_facts_frame(facts: Sequence[IndexFact]) -> pd.DataFrame:
-    """A lean :func:`file_indexes_frame` of :class:`~paimon_lens.snapshot_file_indexes.IndexFact`
+    """A lean :func:`file_indexes_frame` of :class:`~paimon_lens.inventory.file_indexes.IndexFact`
     rows: ``file_name``, ``column``, ``index_type``, ``storage``, ``bytes``, ``error``, ``fill_ratio``
     and ``false_positive_probability``, for summaries over every index of a large table."""
     import pandas as pd
@@ -87,7 +79,7 @@ def index_facts_frame(facts: Sequence[IndexFact]) -> pd.DataFrame:
         "column": pd.Categorical([f.column for f in facts]),
         "index_type": pd.Categorical([f.index_type for f in facts]),
         "storage": pd.Categorical([f.storage for f in facts]),
-        "bytes": [f.bytes for f in facts], "error": [f.error for f in facts],
+        "bytes": [f.bytes for f in facts], "error": [as_text(f.error) for f in facts],
         "fill_ratio": [f.fill_ratio for f in facts],
         "false_positive_probability": [f.false_positive_probability for f in facts]}, columns=list(names))
 
@@ -118,16 +110,16 @@ def index_file_record(table: SnapshotReader, lf: LiveFile, infos: Iterable[Index
         "bucket": lf.entry.bucket, "row_count": lf.entry.file.row_count,
         # None: the container's size could not be read (never shown as 0)
         "index_location": lf.index_location,
-        "index_size": table.index_size(lf) if lf.index_location != "none" else 0,
+        "index_size": table.index_size(lf) if lf.index_location != IndexLocation.NONE else 0,
         "columns": {},
     }
     for info in infos:
         if not info.column:  # the container itself could not be read
-            rec["error"] = info.error
+            rec["error"], rec["problem"] = info.error, problem_details(info.error)
             continue
         entry: dict[str, Any] = {"bytes": info.bytes, "storage": info.storage}
         if info.error:
-            entry["error"] = info.error
+            entry["error"], entry["problem"] = info.error, problem_details(info.error)
         entry.update({k: _json_safe(v) for k, v in summary_values(info, as_json=True).items()})
         entry["bytes"] = info.bytes
         rec["columns"].setdefault(info.column, {})[info.index_type] = entry

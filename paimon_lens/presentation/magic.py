@@ -108,7 +108,7 @@ class PaimonLensMagics(Magics):
     """``%paimon_explain`` / ``%%paimon_explain``."""
 
     def _table(self, ref: str) -> Any:
-        from ..table import Table, open_table
+        from ..table.facade import Table, open_table
 
         ns = self.shell.user_ns if self.shell is not None else {}
         value: Any = ns.get(ref, None) if ref.isidentifier() else None

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from ..pruning.explain import ExplainReport
-    from ..table import Table
+    from ..table.facade import Table
 
 PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d")
 INDEX_COLORS = {"bloom-filter": "#4c78a8", "bitmap": "#f58518", "range-bitmap": "#54a24b", "bsi": "#b279a2"}
@@ -254,8 +254,8 @@ def bitmap_distribution(table: Table, column: str, top: int = 20) -> Figure:
 def bitmap_value_rows(table: Table, column: str) -> dict[str, int]:
     """Rows per value (its text; ``NULL`` for nulls) of ``column``'s bitmap indexes, summed over the
     files (what :meth:`~paimon_lens.Table.bitmap_values` sums, gathered with the snapshot's
-    :func:`~paimon_lens.snapshot_file_indexes.index_facts`, one file's indexes decoded at a time)."""
-    from ..snapshot_file_indexes import index_facts
+    :func:`~paimon_lens.inventory.file_indexes.index_facts`, one file's indexes decoded at a time)."""
+    from ..inventory.file_indexes import index_facts
 
     return dict(index_facts(table, table.engine).bitmap_rows.get(column, {}))
 

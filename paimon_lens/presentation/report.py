@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import json
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -25,17 +26,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..consistency import consistent
 from ..errors import PaimonLensError
 from ..frame_columns import INDEX_COLUMNS, INDEX_INVENTORY_COLUMNS, SHOWN_FILE_COLUMNS
-from ..lens_frame import frame_html, human_bytes, human_count, human_percent
-from ..workload import Workload, as_workload
-from .section import Section, escape, guarded, plot
+from ..lens_frame import human_bytes, human_count, human_percent
+from ..metadata.consistency import consistent
+from ..workload.model import Workload, as_workload
+from .blocks import Code, Definitions, Details, FindingItem, Findings, Frame, Statements, heading, paragraph
+from .section import Section, guarded, plot
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..table import Table
+    from ..table.facade import Table
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 """Content-Security-Policy of the saved report: inline CSS and data-URI images only."""
@@ -58,15 +60,29 @@ class TuningReport:
         """The self-contained HTML document."""
         return _render(self, standalone=True)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The report as data: the snapshot it describes and its sections, each with its facts,
+        blocks (:mod:`~paimon_lens.presentation.blocks`), plots and problems."""
+        t = self.table
+        return {"table": t.path, "name": t.name, "branch": t.branch, "snapshot_id": t.snapshot_id,
+                "schema_id": t.schema.id, "paimon_version": t.paimon_version, "generated_at": self.generated_at,
+                "paimon_lens_version": __version__, "workload_source": self.workload.source,
+                "sections": [s.to_dict() for s in self.sections]}
+
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the report to ``path`` (UTF-8) and return the path (never inside the table). The
-        document is written as it is rendered, into a file beside ``path`` that then replaces it."""
+        """Write the report to ``path`` (UTF-8) and return the path (never inside the table): the HTML
+        document, or :meth:`to_dict` as JSON when ``path`` ends in ``.json``. The document is
+        written as it is rendered, into a file beside ``path`` that then replaces it."""
         check_output_path(os.fspath(path), self.table.path)
         p = Path(path)
         partial_path = p.with_name(f".{p.name}.{uuid.uuid4().hex[:12]}.partial")
         try:
             with open(partial_path, "x", encoding="utf-8") as out:
-                out.writelines(_generate(self, standalone=True))
+                if p.suffix.lower() == ".json":
+                    json.dump(self.to_dict(), out, ensure_ascii=False, indent=1)
+                    out.write("\n")
+                else:
+                    out.writelines(_generate(self, standalone=True))
             os.replace(partial_path, p)
         except BaseException:
             with contextlib.suppress(OSError):
@@ -131,11 +147,11 @@ def _overview(table: Table) -> Section:
                           "key": ("primary key" if f.name in schema.primary_keys
                                   else "partition" if f.name in schema.partition_keys else "")}
                          for f in schema.fields])
-    s.blocks.append(frame_html(cols, max_rows=200))
+    s.blocks.append(Frame(cols, max_rows=200))
     index_opts = {k: v for k, v in sorted(schema.options.items()) if k.startswith(("file-index", "deletion-vectors",
                                                                                       "metadata.stats", "bucket"))}
     if index_opts:
-        s.blocks.append(frame_html(pd.DataFrame({"option": list(index_opts), "value": list(index_opts.values())})))
+        s.blocks.append(Frame(pd.DataFrame({"option": list(index_opts), "value": list(index_opts.values())})))
     return s
 
 
@@ -160,8 +176,7 @@ TERMS = (
 
 def _terms() -> Section:
     s = Section("terms", "Terms used", collapsed=True)
-    s.blocks.append("<dl class=\"facts\">" + "".join(f"<dt>{escape(t)}</dt><dd>{escape(d)}</dd>" for t, d in TERMS)
-                    + "</dl>")
+    s.blocks.append(Definitions(TERMS))
     return s
 
 
@@ -189,7 +204,7 @@ def files_section(table: Table, detail: bool = False) -> Section:
     def body() -> None:
         frame = table.files() if detail else _file_facts(table)
         if frame.empty:
-            s.blocks.append("<p>The snapshot has no data files.</p>")
+            s.blocks.append(paragraph("The snapshot has no data files."))
             return
         s.facts += [("data files", human_count(len(frame))), ("rows", human_count(int(frame["row_count"].sum()))),
                     ("bytes", human_bytes(int(frame["file_size"].sum()))),
@@ -199,9 +214,9 @@ def files_section(table: Table, detail: bool = False) -> Section:
         part = frame.assign(partition=frame["partition"].map(_partition_text)) if detail else frame
         grouped = part.groupby(by, sort=True).agg(files=("file_name", "size"), rows=("row_count", "sum"),
                                                   file_size=("file_size", "sum")).reset_index()
-        s.blocks.append(frame_html(grouped, max_rows=30))
+        s.blocks.append(Frame(grouped, max_rows=30))
         if detail:
-            s.blocks.append(frame_html(frame[[c for c in SHOWN_FILE_COLUMNS if c in frame.columns]]))
+            s.blocks.append(Frame(frame[[c for c in SHOWN_FILE_COLUMNS if c in frame.columns]]))
         from .plots import file_sizes
 
         plot(s, "file sizes and rows per file", lambda: file_sizes(table))
@@ -272,7 +287,7 @@ def indexes_section(table: Table, column: str | None = None) -> Section:
     s = Section("indexes", "File indexes" if column is None else f"File indexes of {column}")
 
     def body() -> None:
-        from ..snapshot_file_indexes import index_facts
+        from ..inventory.file_indexes import index_facts
         from .index_frames import index_facts_frame
 
         # the whole table: the facts the summary uses, not every decoded summary of every index
@@ -281,17 +296,17 @@ def indexes_section(table: Table, column: str | None = None) -> Section:
         files = len(table.live_files())
         part = frame if column is None else frame[frame["column"] == column]
         if part.empty:
-            s.blocks.append("<p>No data file of this snapshot has a file index.</p>" if column is None else
-                            f"<p>No data file of this snapshot has a file index on {escape(column)}.</p>")
+            s.blocks.append(paragraph("No data file of this snapshot has a file index"
+                                      + ("." if column is None else f" on {column}.")))
             return
         inv = index_inventory(part, files)
         unread = "" if inv["bytes"].notna().all() else " + the containers whose size could not be read"
         s.facts += [("indexes", human_count(len(part))),
                     ("index bytes", human_bytes(int(inv["bytes"].sum())) + unread),
                     ("columns indexed", human_count(inv["column"].nunique()))]
-        s.blocks.append(frame_html(inv, max_rows=100))
+        s.blocks.append(Frame(inv, max_rows=100))
         if column is not None:
-            s.blocks.append(frame_html(part[[c for c in INDEX_COLUMNS if c in part.columns]]))
+            s.blocks.append(Frame(part[[c for c in INDEX_COLUMNS if c in part.columns]]))
         errors = part[part["error"].notna()]
         for _, row in errors.head(20).iterrows():
             s.errors.append(f"{row['file_name']} / {row['column']} / {row['index_type']}: {row['error']}")
@@ -319,7 +334,7 @@ COVERAGE_SHOWN = ("column", "index_type", "data_file", "level", "row_count", "un
 def global_indexes_section(table: Table) -> Section | None:
     """The global (data-evolution) and primary-key index files, their bytes and keys, and the data
     files they do not cover; None when the snapshot has none."""
-    from ..snapshot_global_indexes import global_index_files
+    from ..inventory.global_indexes import global_index_files
 
     if not global_index_files(table):
         return None
@@ -333,10 +348,10 @@ def global_indexes_section(table: Table) -> Section | None:
                     ("index bytes", human_bytes(int(frame["file_size"].fillna(0).sum()))),
                     ("columns indexed", human_count(frame["column"].nunique())),
                     ("data files not fully covered", human_count(gaps["data_file"].nunique()))]
-        s.blocks.append(frame_html(frame[list(GLOBAL_INDEX_SHOWN)], max_rows=100))
+        s.blocks.append(Frame(frame[list(GLOBAL_INDEX_SHOWN)], max_rows=100))
         if len(gaps):
-            s.blocks.append("<p>Data files an index does not (fully) cover:</p>")
-            s.blocks.append(frame_html(gaps[list(COVERAGE_SHOWN)], max_rows=100))
+            s.blocks.append(paragraph("Data files an index does not (fully) cover:"))
+            s.blocks.append(Frame(gaps[list(COVERAGE_SHOWN)], max_rows=100))
         for _, row in frame[frame["error"].notna()].head(20).iterrows():
             s.errors.append(f"{row['file_name']}: {row['error']}")
 
@@ -352,9 +367,8 @@ def deletion_vectors_section(table: Table) -> Section:
     def body() -> None:
         frame = table.deletion_vectors()
         if frame.empty:
-            enabled = table.schema.options.get("deletion-vectors.enabled", "false")
-            s.blocks.append(f"<p>No deletion vectors in this snapshot (deletion-vectors.enabled = "
-                            f"{escape(enabled)}).</p>")
+            enabled = str(table.schema.core_options.deletion_vectors_enabled).lower()
+            s.blocks.append(paragraph(f"No deletion vectors in this snapshot (deletion-vectors.enabled = {enabled})."))
             return
         deleted = int(frame["cardinality"].fillna(0).sum())
         rows = int(frame["row_count"].fillna(0).sum())
@@ -366,7 +380,7 @@ def deletion_vectors_section(table: Table) -> Section:
             ["partition", "bucket"], sort=True).agg(files=("data_file", "size"), deleted_rows=("cardinality", "sum"),
                                                     rows=("row_count", "sum")).reset_index()
         grouped["deleted_ratio"] = grouped["deleted_rows"] / grouped["rows"].where(grouped["rows"] > 0)
-        s.blocks.append(frame_html(grouped, max_rows=40))
+        s.blocks.append(Frame(grouped, max_rows=40))
         for _, row in frame[frame["error"].notna()].head(20).iterrows():
             s.errors.append(f"{row['data_file']}: {row['error']}")
         from .plots import dv_deleted_ratio
@@ -405,8 +419,8 @@ def _workload(table: Table, workload: Workload, explains: list[Any],
     s = Section("workload", "Workload: explain per predicate")
     if not len(workload):
         if workload.source in ("none", "list"):
-            s.blocks.append("<p>No workload was given: pass <code>--workload FILE</code> (one WHERE clause per "
-                            "line) to see which files each query reads and why.</p>")
+            s.blocks.append(paragraph("No workload was given: pass ", Code("--workload FILE"),
+                                      " (one WHERE clause per line) to see which files each query reads and why."))
         else:
             s.errors.append(f"the workload {workload.source} holds no query (one WHERE clause per line; "
                             "lines starting with # are comments)")
@@ -436,21 +450,21 @@ def _workload(table: Table, workload: Workload, explains: list[Any],
                                    "reason": f.reason} for f in read])
             reasons = pd.Series([f.stage for f in report.files if not f.read and f.stage]).value_counts()
             skipped = pd.DataFrame({"stage": reasons.index, "skipped_files": reasons.to_numpy()})
-            block = [f"<h3>{i}. <code>{escape(q.where)}</code></h3>",
-                     f"<p class=\"small\">bound as <code>{escape(str(report.predicate))}</code>"
-                     f" · weight {q.weight:g}</p>", frame_html(funnel_frame)]
+            block: list[Any] = [heading(f"{i}. ", Code(q.where)),
+                                paragraph("bound as ", Code(str(report.predicate)), f" · weight {q.weight:g}",
+                                          small=True), Frame(funnel_frame)]
             if len(skipped):
-                block.append(frame_html(skipped))
+                block.append(Frame(skipped))
             if len(files):
-                block.append(f"<details><summary>files read ({summ['read_files']:,}; first "
-                             f"{len(files)} listed)</summary>{frame_html(files, max_rows=MAX_FILES_LISTED)}</details>")
-            s.blocks.append("".join(block))
+                block.append(Details(f"files read ({summ['read_files']:,}; first {len(files)} listed)",
+                                     (Frame(files, max_rows=MAX_FILES_LISTED),)))
+            s.blocks += block
             plot(s, f"funnel {i}", lambda: funnel(report))
 
         where = f"workload line {q.line}" if q.line is not None else f"predicate {i}"
         guarded(s, f"{where} ({q.where})", one)
     if overview:
-        s.blocks.insert(0, frame_html(pd.DataFrame(overview), max_rows=200))
+        s.blocks.insert(0, Frame(pd.DataFrame(overview), max_rows=200))
     return s
 
 
@@ -461,26 +475,25 @@ def _recommendations(advice: Any) -> Section | None:
     s = Section("recommendations", "Index recommendations")
     if hasattr(advice, "recommendations"):  # an Advice
         if advice.workload_derived:
-            s.blocks.append("<p>No workload was given: the recommendations are measured on a workload derived "
-                            "from the column profiles (point lookups on present and absent values, IN lists, "
-                            "ranges).</p>")
+            s.blocks.append(paragraph("No workload was given: the recommendations are measured on a workload "
+                                      "derived from the column profiles (point lookups on present and absent "
+                                      "values, IN lists, ranges)."))
         s.facts += [("files measured", f"{advice.whatif.sampled_files:,} of {advice.whatif.files:,}"),
                     ("queries", f"{len(advice.workload):,}"),
                     ("in-manifest-threshold", f"{advice.threshold:,} B: {advice.threshold_reason}")]
-        s.blocks.append(frame_html(advice.frame(), max_rows=100))
+        s.blocks.append(Frame(advice.frame(), max_rows=100))
         statements = [*advice.statements("spark"), "", *advice.statements("flink")]
         if any(statements):
-            s.blocks.append("<p>Apply with Spark SQL (then Flink SQL):</p><pre>"
-                            + escape(";\n".join(x for x in statements if x) + ";") + "</pre>")
-        s.blocks.append("<details><summary>every candidate measured</summary>"
-                        + frame_html(advice.tradeoff_frame(), max_rows=400) + "</details>")
+            s.blocks.append(paragraph("Apply with Spark SQL (then Flink SQL):"))
+            s.blocks.append(Statements(tuple(x for x in statements if x)))
+        s.blocks.append(Details("every candidate measured", (Frame(advice.tradeoff_frame(), max_rows=400),)))
         for note in [*advice.notes, *advice.whatif.notes]:
-            s.blocks.append(f"<p class=\"small\">{escape(note)}</p>")
+            s.blocks.append(paragraph(note, small=True))
         from .plots import pareto
 
         plot(s, "index bytes vs bytes avoided per query", lambda: pareto(advice))
     else:  # a frame computed elsewhere
-        s.blocks.append(frame_html(advice, max_rows=100))
+        s.blocks.append(Frame(advice, max_rows=100))
     return s
 
 
@@ -495,19 +508,14 @@ def findings_section(table: Table, workload: Workload | None = None,
         found = find(table, workload, explained=explained, engine=table.engine, rules=table.rules)
         s.errors += found.problems
         s.facts.append(("findings", human_count(len(found))))
-        s.blocks += [f'<p class="small">{escape(note)}</p>' for note in found.notes]
+        s.blocks += [paragraph(note, small=True) for note in found.notes]
         if not len(found):
-            s.blocks.append("<p>Nothing found: index sizes, bloom-filter sizing, deletion vectors and file "
-                            "sizes" + (", and how the workload uses the indexes," if workload is not None and
-                                       len(workload) else "") + " look fine.</p>")
+            s.blocks.append(paragraph("Nothing found: index sizes, bloom-filter sizing, deletion vectors and file "
+                                      "sizes" + (", and how the workload uses the indexes," if workload is not None
+                                                 and len(workload) else "") + " look fine."))
             return
-        items = []
-        for f in found:
-            statements = "".join(f"{escape(st)};\n" for st in f.statements)
-            items.append(f'<li class="finding"><b>{escape(f.title)}</b> <span class="small">{escape(f.kind)}'
-                         f'</span><br>{escape(f.evidence)}.<br>Impact: {escape(f.impact)}. Fix: {escape(f.fix)}.'
-                         + (f"<pre><code>{statements}</code></pre>" if statements else "") + "</li>")
-        s.blocks.append(f'<ol class="findings">{"".join(items)}</ol>')
+        s.blocks.append(Findings(tuple(FindingItem(f.title, f.kind, f.evidence, f.fix, tuple(f.statements), f.impact)
+                                       for f in found)))
 
     guarded(s, "findings", body)
     return s

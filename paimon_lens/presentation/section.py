@@ -8,15 +8,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PaimonLensError
+from .blocks import Block, block_dict
 
 
 @dataclass
 class Section:
-    """One part of the report: a title, HTML fragments (already escaped) and problems found."""
+    """One part of the report: a title, facts, blocks (:mod:`.blocks`: data with an HTML and a JSON
+    rendering), plots and the problems found."""
 
     key: str
     title: str
-    blocks: list[str] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
     facts: list[tuple[str, str]] = field(default_factory=list)
     plots: list[tuple[str, str]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -24,6 +26,14 @@ class Section:
     """Shown folded in the report (the inventory after findings and advice); problems stay visible."""
     urgent: bool = False
     """The section shows something to act on (the report moves it up, next to the findings)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The section as data (``report --format json``): its blocks as :func:`.blocks.block_dict`
+        gives them, its plots by title with their SVG as a ``data:`` URI."""
+        return {"key": self.key, "title": self.title, "facts": [{"term": k, "text": v} for k, v in self.facts],
+                "blocks": [block_dict(b) for b in self.blocks],
+                "plots": [{"title": t, "svg_data_uri": uri} for t, uri in self.plots],
+                "problems": list(self.errors), "collapsed": self.collapsed, "urgent": self.urgent}
 
 
 def guarded(section: Section, what: str, fn: Callable[[], None]) -> None:

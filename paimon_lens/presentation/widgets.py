@@ -41,7 +41,7 @@ from ..lens_frame import frame_html
 from .report import deletion_vectors_section, files_section, global_indexes_section, indexes_section, render_section
 
 if TYPE_CHECKING:
-    from ..table import Table
+    from ..table.facade import Table
 
 TABS = ("Files", "Indexes", "Deletion vectors", "Explain", "History")
 
@@ -201,7 +201,7 @@ class Explorer(widgets.VBox):
     def render_history(self) -> str:
         """HTML of the History tab: the report's history section up to the selected snapshot, with
         the WHERE clause typed in the Explain tab as its workload."""
-        from ..workload import as_workload
+        from ..workload.model import as_workload
         from .history_section import history_section
 
         text = self.where.value.strip()

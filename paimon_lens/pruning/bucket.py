@@ -27,7 +27,7 @@ intersecting when a bucket-key column appeared in two conjuncts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import product
 from typing import Any
 
@@ -41,6 +41,7 @@ from ..predicate.model import (
     or_,
     visit_function,
 )
+from ..predicate.visitor import PredicateVisitor, visit
 from ..types import DataField
 from .compare import java_key, leaf_row_test
 from .evolution import field_names, pick, split_and, split_or
@@ -54,26 +55,35 @@ def substitute_partition(predicate: Predicate, partition: Mapping[str, Any]) -> 
 
     Returns a predicate, or True/False when the whole predicate became constant.
     """
-    if isinstance(predicate, LeafPredicate):
-        if predicate.field in partition:
-            return leaf_row_test(predicate, partition[predicate.field])
-        return predicate
-    return _substitute_compound(predicate, partition)
+    return visit(predicate, _PartitionSubstitution(partition))
 
 
-def _substitute_compound(predicate: CompoundPredicate, partition: Mapping[str, Any]) -> Predicate | bool:
-    is_and = predicate.function == "And"
-    kids: list[Predicate] = []
-    for c in predicate.children:
-        s = substitute_partition(c, partition)
-        if s is True or s is False:
-            if s is not is_and:  # False in an AND, True in an OR decides it
-                return s
-            continue
-        kids.append(s)
-    if not kids:
-        return is_and
-    return and_(*kids) if is_and else or_(*kids)
+class _PartitionSubstitution(PredicateVisitor["Predicate | bool"]):
+    def __init__(self, partition: Mapping[str, Any]) -> None:
+        self.partition = partition
+
+    def visit_leaf(self, leaf: LeafPredicate) -> Predicate | bool:
+        if leaf.field in self.partition:
+            return leaf_row_test(leaf, self.partition[leaf.field])
+        return leaf
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[Predicate | bool]) -> Predicate | bool:
+        kids: list[Predicate] = []
+        for s in children:
+            if s is False:  # decides the AND
+                return False
+            if s is not True:
+                kids.append(s)
+        return and_(*kids) if kids else True
+
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[Predicate | bool]) -> Predicate | bool:
+        kids: list[Predicate] = []
+        for s in children:
+            if s is True:  # decides the OR
+                return True
+            if s is not False:
+                kids.append(s)
+        return or_(*kids) if kids else False
 
 
 class _PinnedValues(DefaultFunctionVisitor["list[Any] | None"]):

@@ -25,7 +25,8 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from ..predicate.model import LeafMemo, LeafPredicate, Predicate, visit_function
+from ..predicate.model import CompoundPredicate, LeafMemo, LeafPredicate, Predicate, visit_function
+from ..predicate.visitor import PredicateVisitor, visit
 from ..types import DataType
 
 _SIGNED_BYTES: ContextVar[bool] = ContextVar("paimon_lens_signed_bytes", default=False)
@@ -237,13 +238,24 @@ def leaf_row_test(leaf: LeafPredicate, value: Any) -> bool:
 
 def compile_row_test(predicate: Predicate) -> Callable[[Mapping[str, Any]], bool]:
     """``Predicate.test(row)`` as a function of ``{column name: internal value}``, built once."""
-    if isinstance(predicate, LeafPredicate):
-        test, name = row_tester(predicate), predicate.field
+    return visit(predicate, _RowTestCompiler())
+
+
+NamedRowTest = Callable[[Mapping[str, Any]], bool]
+
+
+class _RowTestCompiler(PredicateVisitor[NamedRowTest]):
+    def visit_leaf(self, leaf: LeafPredicate) -> NamedRowTest:
+        test, name = row_tester(leaf), leaf.field
         return lambda values: test(values.get(name))
-    children = [compile_row_test(c) for c in predicate.children]
-    if predicate.function == "And":
-        return lambda values: all(c(values) for c in children)
-    return lambda values: any(c(values) for c in children)
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[NamedRowTest]) -> NamedRowTest:
+        tests = list(children)
+        return lambda values: all(c(values) for c in tests)
+
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[NamedRowTest]) -> NamedRowTest:
+        tests = list(children)
+        return lambda values: any(c(values) for c in tests)
 
 
 def row_test(predicate: Predicate, values: Mapping[str, Any]) -> bool:

@@ -18,10 +18,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import replace
 
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, and_, or_
+from ..predicate.visitor import PredicateVisitor, is_and, is_or, visit
 from ..types import DataField, DataType
 
 _INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
@@ -31,7 +32,8 @@ def split_and(predicate: Predicate | None) -> list[Predicate]:
     """The conjuncts of ``predicate`` (``PredicateBuilder.splitAnd``), nested ANDs flattened."""
     if predicate is None:
         return []
-    if isinstance(predicate, CompoundPredicate) and predicate.function == "And":
+    if is_and(predicate):
+        assert isinstance(predicate, CompoundPredicate)
         out: list[Predicate] = []
         for c in predicate.children:
             out.extend(split_and(c))
@@ -41,7 +43,8 @@ def split_and(predicate: Predicate | None) -> list[Predicate]:
 
 def split_or(predicate: Predicate) -> list[Predicate]:
     """The disjuncts of ``predicate`` (``PredicateBuilder.splitOr``), nested ORs flattened."""
-    if isinstance(predicate, CompoundPredicate) and predicate.function == "Or":
+    if is_or(predicate):
+        assert isinstance(predicate, CompoundPredicate)
         out: list[Predicate] = []
         for c in predicate.children:
             out.extend(split_or(c))
@@ -65,17 +68,28 @@ def project(predicate: Predicate, picked: Sequence[str]) -> Predicate | None:
     ``PredicateProjectionConverter`` (2.0): ``And`` keeps the children that can be projected,
     ``Or`` needs all of them. None when nothing can be projected.
     """
-    if isinstance(predicate, LeafPredicate):
-        if predicate.field not in picked:
+    return visit(predicate, _Projection(picked))
+
+
+class _Projection(PredicateVisitor["Predicate | None"]):
+    def __init__(self, picked: Sequence[str]) -> None:
+        self.picked = list(picked)
+
+    def visit_leaf(self, leaf: LeafPredicate) -> Predicate | None:
+        if leaf.field not in self.picked:
             return None
-        return replace(predicate, index=list(picked).index(predicate.field))
-    kids = [project(c, picked) for c in predicate.children]
-    if predicate.function == "Or":
+        return replace(leaf, index=self.picked.index(leaf.field))
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[Predicate | None]) -> Predicate | None:
+        kids = list(children)
+        kept = [k for k in kids if k is not None]
+        return and_(*kept) if kept else None
+
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[Predicate | None]) -> Predicate | None:
+        kids = list(children)
         if any(k is None for k in kids):
             return None
         return or_(*[k for k in kids if k is not None])
-    kept = [k for k in kids if k is not None]
-    return and_(*kept) if kept else None
 
 
 def pick(conjuncts: Sequence[Predicate], picked: Sequence[str]) -> list[Predicate]:
@@ -122,16 +136,35 @@ def _devolve_leaf(leaf: LeafPredicate, table_fields: Sequence[DataField], file_f
 
 def _devolve(predicate: Predicate, table_fields: Sequence[DataField], file_fields: Sequence[DataField],
              keep_new_field_filter: bool) -> Predicate | None:
-    if isinstance(predicate, LeafPredicate):
-        ok, leaf = _devolve_leaf(predicate, table_fields, file_fields, keep_new_field_filter)
-        return leaf if ok else None
-    kids = []
-    for c in predicate.children:
-        k = _devolve(c, table_fields, file_fields, keep_new_field_filter)
-        if k is None:
-            return None
-        kids.append(k)
-    return and_(*kids) if predicate.function == "And" else or_(*kids)
+    return visit(predicate, _Devolution(table_fields, file_fields, keep_new_field_filter))
+
+
+class _Devolution(PredicateVisitor["Predicate | None"]):
+    """A predicate on a file's schema; None as soon as one leaf cannot be carried over."""
+
+    def __init__(self, table_fields: Sequence[DataField], file_fields: Sequence[DataField],
+                 keep_new_field_filter: bool) -> None:
+        self.args = table_fields, file_fields, keep_new_field_filter
+
+    def visit_leaf(self, leaf: LeafPredicate) -> Predicate | None:
+        ok, got = _devolve_leaf(leaf, *self.args)
+        return got if ok else None
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[Predicate | None]) -> Predicate | None:
+        kids = []
+        for k in children:
+            if k is None:
+                return None
+            kids.append(k)
+        return and_(*kids)
+
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[Predicate | None]) -> Predicate | None:
+        kids = []
+        for k in children:
+            if k is None:
+                return None
+            kids.append(k)
+        return or_(*kids)
 
 
 def filter_unsafe_filter(predicate: Predicate | None, table_fields: Sequence[DataField],

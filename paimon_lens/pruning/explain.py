@@ -42,12 +42,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
-from ..errors import PaimonLensError, SnapshotNotFoundError
+from ..errors import Note, PaimonLensError, SnapshotNotFoundError, note_file
 from ..formats.result import first_positions
 from ..frame_columns import EXPLAIN_COLUMNS
 from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import data_evolution_enabled
-from ..options import option_true
+from ..metadata.snapshot_reader import IndexLocation
 from ..predicate.model import Predicate, leaves
 from ..rendering import render_html
 from ..values import to_json, to_python
@@ -55,6 +55,7 @@ from .file_verdicts import UndecidedVerdicts, verdicts
 from .pipeline import STAGES, STEPS
 from .plan_stages import PLAN_STAGES, Query
 from .read_stages import DeletionVectorStage, IndexRowsStage
+from .stage import StageName
 from .verdict import FileVerdict
 from .versions import rules_of
 
@@ -195,7 +196,7 @@ class ExplainReport:
         moved on; a tag may still keep that snapshot's files). Raises
         :class:`~paimon_lens.errors.SnapshotNotFoundError` when the snapshot expired (the report
         cannot be completed: explain again)."""
-        from ..consistency import run_consistently
+        from ..metadata.consistency import run_consistently
 
         table = self.table
         reader = table if table.snapshot_id == self.snapshot_id and table.snapshot_expired is None else None
@@ -290,7 +291,7 @@ class ExplainReport:
             "read_files": len(read) + rn,
             "read_bytes": sum(f.file_size for f in read) + rsize,
             "rows_after_dv": sum(f.rows_after_dv for f in read) + rcount,
-            "skipped_by": {s.name: sum(1 for f in files if f.stage == s.name) + (n if s.name == "stats" else 0)
+            "skipped_by": {s.name: sum(1 for f in files if f.stage == s.name) + (n if s.name == StageName.STATS else 0)
                            for s in STEPS if s.consulted(self)},
             "funnel": self.funnel(complete),
             "files_with_errors": sum(1 for f in files if f.error),
@@ -372,7 +373,8 @@ class ExplainReport:
         """The document's fields in order, ``files`` as given; the summary taken after the files."""
         yield from (("where", self.where), ("predicate", str(self.predicate)), ("table", self.table.path),
                     ("branch", self.table.branch), ("paimon_version", self.paimon_version),
-                    ("snapshot_id", self.snapshot_id), ("notes", list(self.notes)), ("files", files))
+                    ("snapshot_id", self.snapshot_id), ("notes", list(self.notes)),
+                    ("note_details", [note_details(n) for n in self.notes]), ("files", files))
         yield "summary", self.summary()
 
     def write_json(self, out: IO[str], positions: bool = False, max_positions: int | None = None,
@@ -495,7 +497,7 @@ def parse_query(table: SnapshotReader, where: str | Predicate | None, rules: Pai
     tables with row tracking also know ``_ROW_ID`` (see :mod:`.row_ids`)."""
     from ..predicate.parser import parse_where
 
-    if not option_true(table.schema.options, "row-tracking.enabled"):  # no _ROW_ID (and nothing more to import)
+    if not table.schema.core_options.row_tracking_enabled:  # no _ROW_ID (and nothing more to import)
         full = parse_where(where, table.schema.fields) if isinstance(where, str) else where
         return full, full, None
     from . import row_ids
@@ -510,7 +512,7 @@ def parse_query(table: SnapshotReader, where: str | Predicate | None, rules: Pai
 def index_error(f: FileVerdict) -> str | None:
     """Why the file's index could not be read, whenever its answer was computed (for a file no stage
     asked it of, the answer shown as ``index_result`` is REMAIN for that reason, which this says)."""
-    return None if f.index_location == "none" else f.decision.index_error
+    return None if f.index_location == IndexLocation.NONE else f.decision.index_error
 
 
 def after_planning(report: ExplainReport, table: SnapshotReader, query: Query, rules: PaimonRules) -> None:
@@ -582,8 +584,13 @@ def _all_files(table: SnapshotReader, kept: list[FileVerdict], *, predicate: Pre
 
 
 def note_position(note: str, order: dict[str, int]) -> int:
-    """The position of the file a note is about (file notes start with ``file_name:``); last if none."""
-    name = note.split(":", 1)[0]
-    return order.get(name, len(order))
+    """The position of the file a note is about (a :class:`~paimon_lens.errors.Note`'s ``file``); last if none."""
+    name = note_file(note)
+    return len(order) if name is None else order.get(name, len(order))
+
+
+def note_details(note: str) -> dict[str, Any]:
+    """A note's JSON details: the file it is about and the problem behind it (None where none)."""
+    return note.to_dict() if isinstance(note, Note) else {"file": None, "text": str(note), "problem": None}
 
 

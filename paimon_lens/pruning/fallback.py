@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .compare import row_test
 from .scan import partition_filter
+from .stage import StageName
 from .versions import rules_of
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def with_fallback(table: SnapshotReader, report: ExplainReport,
         if _key(f.partition) in complete:
             f = dataclasses.replace(  # not part of the answer: its rows are not counted either
                 f, planned=False, read=False, rows_after_dv=0, index_selected_rows=None, dv_removed_rows=0,
-                stage="partition", flags=(),
+                stage=StageName.PARTITION, flags=(),
                 matching_positions=None, matching_live_positions=None,
                 reason=(f"partition also on branch {table.branch}: read from there, not from the "
                         f"fallback branch {name}"))

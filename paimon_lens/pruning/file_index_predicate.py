@@ -34,13 +34,14 @@ Where paimon-lens differs on purpose:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ..formats.file_index_format import FileIndexFormatReader, index_field_type
 from ..formats.index_reader import EmptyFileIndexReader, FileIndexReader
 from ..formats.result import REMAIN, FileIndexResult, or_paimon_09
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, visit_function
+from ..predicate.visitor import PredicateVisitor, visit
 from ..types import DataField
 
 __all__ = ["FileIndexPredicate", "IndexVerdict", "LeafEvaluation", "index_field_type", "visit_leaf"]
@@ -82,7 +83,7 @@ class LeafEvaluation:
         return bool(self.verdicts)
 
 
-class FileIndexPredicate:
+class FileIndexPredicate(PredicateVisitor[FileIndexResult]):
     """Evaluate predicates on one container (Paimon's ``FileIndexPredicate``).
 
     Args:
@@ -123,14 +124,10 @@ class FileIndexPredicate:
         """The container's answer for ``predicate`` (REMAIN, SKIP or a bitmap of positions)."""
         if predicate is None:
             return REMAIN
-        return self._test(predicate)
+        return visit(predicate, self)
 
-    def _test(self, predicate: Predicate) -> FileIndexResult:
-        if isinstance(predicate, LeafPredicate):
-            return self._leaf(predicate)
-        return self._compound(predicate)
-
-    def _leaf(self, leaf: LeafPredicate) -> FileIndexResult:
+    def visit_leaf(self, leaf: LeafPredicate) -> FileIndexResult:
+        """Every index of the leaf's column, ANDed until one skips (Paimon's ``visit(LeafPredicate)``)."""
         result = REMAIN
         for _, reader in self.readers(leaf.field):
             result = result.and_(visit_leaf(reader, leaf))
@@ -138,22 +135,22 @@ class FileIndexPredicate:
                 return result
         return result
 
-    def _compound(self, predicate: CompoundPredicate) -> FileIndexResult:
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[FileIndexResult]) -> FileIndexResult:
+        """Every child's answer, ORed (as Paimon 0.9 did for bitmaps when asked)."""
         result: FileIndexResult | None = None
-        if predicate.function == "Or":
-            for child in predicate.children:
-                r = self._test(child)
-                if result is None:
-                    result = r
-                elif self.paimon_09_bitmap_or:
-                    result = or_paimon_09(result, r)
-                else:
-                    result = result.or_(r)
-            return REMAIN if result is None else result
-        if predicate.function != "And":
-            raise ValueError(f"unknown compound function {predicate.function!r}")
-        for child in predicate.children:
-            r = self._test(child)
+        for r in children:
+            if result is None:
+                result = r
+            elif self.paimon_09_bitmap_or:
+                result = or_paimon_09(result, r)
+            else:
+                result = result.or_(r)
+        return REMAIN if result is None else result
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[FileIndexResult]) -> FileIndexResult:
+        """The children's answers ANDed, until one skips."""
+        result: FileIndexResult | None = None
+        for r in children:
             result = r if result is None else result.and_(r)
             if not result.remain():
                 return result
@@ -166,7 +163,7 @@ class FileIndexPredicate:
         for index_type, reader in self.readers(leaf.field):
             verdicts.append(IndexVerdict(index_type, visit_leaf(reader, leaf), reader.note,
                                          isinstance(reader, EmptyFileIndexReader)))
-        return LeafEvaluation(leaf, leaf.field, tuple(verdicts), self._leaf(leaf))
+        return LeafEvaluation(leaf, leaf.field, tuple(verdicts), self.visit_leaf(leaf))
 
     def breakdown(self, predicate: Predicate | None) -> list[LeafEvaluation]:
         """:meth:`evaluate_leaf` for every leaf of ``predicate``, left to right."""

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, cast
 
 from pyroaring import BitMap
 
-from ..errors import PaimonLensError
-from ..formats.result import BitmapIndexResult
+from ..errors import Note, PaimonLensError, Problem
+from ..formats.result import BitmapIndexResult, IndexAnswer
+from ..metadata.snapshot_reader import IndexLocation
 from ..predicate.model import Predicate
 from .read_stages import group_dv, groups_by_file, needed_deletion_vectors, read_file, recorded_deletion_counts
 from .verdict import FileVerdict
@@ -127,7 +128,7 @@ class FileReader:
         if d.planned:
             # the reader's file-index skip over a merged row-range group is not modelled: read whole
             result = d.index if index_enabled and (group is None or not group.merged) else None
-            if (external_only and d.index_location != "external") or no_pk_index:
+            if (external_only and d.index_location != IndexLocation.EXTERNAL) or no_pk_index:
                 result = None
             if (isinstance(result, BitmapIndexResult) and result.bitmap
                     and result.bitmap.max() >= lf.entry.file.row_count):
@@ -144,7 +145,7 @@ class FileReader:
             errors.append(f"deletion vector could not be read ({dv_error})"
                           + (": its deleted rows are not subtracted" if read else ""))
         if errors:
-            notes.extend(f"{f.file_name}: {e}" for e in errors)
+            notes.extend(Note(e, f.file_name) for e in errors)
         match = live = None
         if truth and group is not None and group.merged and lf is not group.anchor:
             anchor = group.anchor.entry.file.file_name
@@ -152,7 +153,8 @@ class FileReader:
                          f"{len(group.files)} files: their matching rows are counted on {anchor}")
         elif truth and (dv_error is not None or (group is not None and group.merged and any(
                 g.entry.file.file_name in dv_errors for g in group.files))):
-            notes.append(f"{f.file_name}: ground truth unavailable: the deletion vector of its rows could not be read")
+            notes.append(Note("ground truth unavailable: the deletion vector of its rows could not be read",
+                              f.file_name))
             errors.append("the ground truth needs the deletion vector of its rows, which could not be read")
         elif truth:
             try:
@@ -163,14 +165,14 @@ class FileReader:
                     match = matching_positions(table, lf, predicate)
                 live = match - dv if dv is not None else None
             except PaimonLensError as e:
-                notes.append(f"{f.file_name}: ground truth unavailable: {e}")
+                notes.append(Note(f"ground truth unavailable: {e}", f.file_name, Problem.of(e)))
                 errors.append(f"data file could not be read for the ground truth ({e})")
             matched = len(live if live is not None else match) if match is not None else 0
             if matched and not read:
                 flags.append(f"PAIMON SKIPPED A FILE WITH {matched} MATCHING ROWS at stage {stage!r}")
             elif read and match is not None and not matched:
                 flags.append("read without any matching row")
-                if lf.index_location != "none" and d.index_result == "REMAIN":
+                if lf.index_location != IndexLocation.NONE and d.index_result == IndexAnswer.REMAIN:
                     flags.append("index could not rule the file out (false positive or no index on the columns)")
         verdict = _new(FileVerdict)  # as in pruned_verdict
         verdict.__dict__.update(

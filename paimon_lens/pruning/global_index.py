@@ -30,7 +30,7 @@ An unanswered predicate leaves the scan as it is. ``_ROW_ID`` predicates are not
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -38,10 +38,11 @@ from pyroaring import BitMap, BitMap64
 
 from ..errors import PaimonLensError
 from ..formats.global_index.sorted_index import SortedIndex
+from ..inventory.global_indexes import GLOBAL, GlobalIndexFile, global_index_files, open_global_index
 from ..metadata.row_ranges import intersect_ranges, merge_ranges, subtract_ranges
-from ..options import memory_option, option_true
+from ..options import memory_option
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, leaves
-from ..snapshot_global_indexes import GLOBAL, GlobalIndexFile, global_index_files, open_global_index
+from ..predicate.visitor import PredicateVisitor, visit
 from .compare import like_regex, row_test
 
 if TYPE_CHECKING:
@@ -103,10 +104,10 @@ def search_mode(options: dict[str, str], rules: PaimonRules, query: str | None =
 def applies(table: SnapshotReader, rules: PaimonRules) -> bool:
     """Whether Paimon's scan of this table consults global indexes (data evolution, the option on,
     the release has them, and the snapshot has global index files)."""
-    opts = table.schema.options
+    opts = table.schema.core_options
     if not rules.global_index or table.schema.primary_keys:
         return False
-    if not option_true(opts, "data-evolution.enabled") or not option_true(opts, "global-index.enabled", True):
+    if not opts.data_evolution_enabled or not opts.global_index_enabled:
         return False
     return any(g.kind == GLOBAL for g in global_index_files(table))
 
@@ -261,23 +262,37 @@ def combine(p: Predicate, leaf: Callable[[LeafPredicate], B | None], empty: Call
     """``GlobalIndexEvaluator`` over a predicate tree: AND intersects the answered children (none
     answered: unanswered), OR unites them and is unanswered when any child is; ``leaf`` answers a
     leaf (None: unanswered)."""
-    if not isinstance(p, CompoundPredicate):
-        return leaf(p)
-    answers = [combine(c, leaf, empty) for c in p.children]
-    if p.function == "Or":
-        out = empty()
+    return visit(p, _TreeEvaluator(leaf, empty))
+
+
+class _TreeEvaluator(PredicateVisitor["B | None"]):
+    """Every child is evaluated (each leaf's reads happen whatever its siblings answer)."""
+
+    def __init__(self, leaf: Callable[[LeafPredicate], B | None], empty: Callable[[], B]) -> None:
+        self.leaf: Callable[[LeafPredicate], B | None] = leaf
+        self.empty: Callable[[], B] = empty
+
+    def visit_leaf(self, leaf: LeafPredicate) -> B | None:
+        return self.leaf(leaf)
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[B | None]) -> B | None:
+        answers = list(children)
+        known = [a for a in answers if a is not None]
+        if not known:
+            return None
+        res = known[0]
+        for a in known[1:]:
+            res = res & a
+        return res
+
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[B | None]) -> B | None:
+        answers = list(children)
+        out = self.empty()
         for a in answers:
             if a is None:
                 return None
             out |= a
         return out
-    known = [a for a in answers if a is not None]
-    if not known:
-        return None
-    res = known[0]
-    for a in known[1:]:
-        res = res & a
-    return res
 
 
 def may_hold(g: GlobalIndexFile, leaf: LeafPredicate) -> bool:

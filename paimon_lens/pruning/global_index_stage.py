@@ -19,6 +19,7 @@ from pyroaring import BitMap, BitMap64
 
 from ..formats.result import BitmapIndexResult
 from .global_index import GlobalIndexSelection
+from .stage import StageName
 
 if TYPE_CHECKING:
     from ..metadata.snapshot_reader import LiveFile
@@ -96,10 +97,10 @@ def apply_selection(verdicts: list[FileVerdict], choose: Callable[[FileVerdict],
         changes: dict[str, Any] = {"index_selected_rows": len(base), "rows_after_dv": len(kept),
                                    "dv_removed_rows": len(base) - len(kept)}
         if not base:
-            changes.update(read=False, rows_after_dv=0, stage="index rows",
+            changes.update(read=False, rows_after_dv=0, stage=StageName.INDEX_ROWS,
                            reason=f"the {stage} and file indexes together select no row")
         elif not kept:
-            changes.update(read=False, stage="deletion vector", reason="every selected row is deleted")
+            changes.update(read=False, stage=StageName.DELETION_VECTOR, reason="every selected row is deleted")
         if matching is not None:
             lost = matching - kept if changes.get("read", True) else matching
             if lost:

@@ -28,11 +28,10 @@ from typing import TYPE_CHECKING
 
 from pyroaring import BitMap, BitMap64
 
-from ..errors import PaimonLensError
+from ..errors import Note, PaimonLensError, Problem
 from ..formats.global_index.sorted_index import SortedIndex
-from ..options import option_true
+from ..inventory.global_indexes import PRIMARY_KEY, GlobalIndexFile, global_index_files, open_global_index
 from ..predicate.model import LeafPredicate, Predicate, and_
-from ..snapshot_global_indexes import PRIMARY_KEY, GlobalIndexFile, global_index_files, open_global_index
 from .evolution import pick
 from .global_index import (
     EXACT_FUNCTIONS,
@@ -62,14 +61,12 @@ def indexed_columns(options: dict[str, str]) -> dict[str, str]:
 
 def applies(table: SnapshotReader, rules: PaimonRules) -> bool:
     """Whether the scan of this table consults primary-key indexes."""
-    opts = table.schema.options
+    opts = table.schema.core_options
     if not table.schema.primary_keys or not rules.pk_index:
         return False
-    if not option_true(opts, "global-index.enabled", True) or not option_true(opts, "deletion-vectors.enabled"):
+    if not opts.global_index_enabled or not opts.deletion_vectors_enabled or opts.deletion_vectors_merge_on_read:
         return False
-    if option_true(opts, "deletion-vectors.merge-on-read"):
-        return False
-    return bool(indexed_columns(opts)) and any(g.kind == PRIMARY_KEY for g in global_index_files(table))
+    return bool(indexed_columns(opts.raw)) and any(g.kind == PRIMARY_KEY for g in global_index_files(table))
 
 
 @dataclass(frozen=True)
@@ -183,8 +180,8 @@ class _FileEvaluator:
         try:
             idx = open_global_index(self.table, g)
         except (OSError, PaimonLensError) as e:
-            self.notes.append(f"{self.lf.file.file_name}: primary-key index {g.path} could not be read ({e}): "
-                              "the file is read whole")
+            self.notes.append(Note(f"primary-key index {g.path} could not be read ({e}): the file is read whole",
+                                   self.lf.file.file_name, Problem.of(e, g.path)))
             return None
         if not isinstance(idx, SortedIndex):
             return None
@@ -199,7 +196,7 @@ class _FileEvaluator:
                 break
             out.add(o - start)
         if ordinals and (ordinals.max() >= g.source.row_count):
-            self.notes.append(f"{self.lf.file.file_name}: primary-key index {g.file_name} holds ordinal "
-                              f"{ordinals.max()} beyond its {g.source.row_count} source rows: the file is read whole")
+            self.notes.append(Note(f"primary-key index {g.file_name} holds ordinal {ordinals.max()} beyond its "
+                                   f"{g.source.row_count} source rows: the file is read whole", self.lf.file.file_name))
             return None
         return out

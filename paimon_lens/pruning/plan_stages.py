@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pyroaring import BitMap
 
-from ..options import option_true
 from .read_stages import deletion_vector_bitmaps
-from .stage import Stage
+from .stage import Stage, StageName
 
 if TYPE_CHECKING:
     from ..metadata.snapshot_reader import SnapshotReader
@@ -87,7 +86,7 @@ class PlanStage(Stage):
 class RowIdStage(PlanStage):
     """A filter naming ``_ROW_ID``: the truth of the whole filter, then the files and rows its ranges keep."""
 
-    name = "row ids"
+    name = StageName.ROW_IDS
     report_field = "row_id_ranges"
 
     @classmethod
@@ -121,13 +120,13 @@ class GlobalIndexStage(PlanStage):
     """Data-evolution tables with global indexes: the files and rows the index selection leaves
     (see :mod:`.global_index_stage`)."""
 
-    name = "global index"
+    name = StageName.GLOBAL_INDEX
     report_field = "global_index"
 
     @classmethod
     def applies(cls, table: SnapshotReader, rules: PaimonRules, query: Query) -> bool:
         # (global_index.applies says more, after importing the decoders)
-        return query.row_ranges is None and option_true(table.schema.options, "data-evolution.enabled")
+        return query.row_ranges is None and table.schema.core_options.data_evolution_enabled
 
     @classmethod
     def run(cls, table: SnapshotReader, rules: PaimonRules, query: Query,
@@ -157,7 +156,7 @@ class PrimaryKeyIndexStage(PlanStage):
     """Primary-key tables with primary-key indexes (Paimon 2.0): per planned file, the rows the index
     selects (see :mod:`.pk_index`); files the indexes do not cover are read whole."""
 
-    name = "primary-key index"
+    name = StageName.PRIMARY_KEY_INDEX
     report_field = "pk_index"
     _REASON: ClassVar[str] = "the primary-key index selects"
 
@@ -200,7 +199,7 @@ class PrimaryKeyIndexStage(PlanStage):
 class TopNStage(PlanStage):
     """``ORDER BY ... LIMIT``: the splits and rows TopN leaves (see :mod:`.topn_stage`)."""
 
-    name = "topn"
+    name = StageName.TOPN
     report_field = "topn"
 
     @classmethod

@@ -24,9 +24,10 @@ from pyroaring import BitMap
 
 from ..formats.result import BitmapIndexResult, FileIndexResult
 from ..formats.roaring import to_bitmap32
+from ..inventory.deletion_vectors import deletion_vector_infos
 from ..metadata.row_ranges import RowRangeGroup, data_evolution_enabled, row_range_groups
-from ..snapshot_deletion_vectors import deletion_vector_infos
-from .stage import Stage
+from ..metadata.snapshot_reader import IndexLocation
+from .stage import Stage, StageName
 
 if TYPE_CHECKING:
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
@@ -42,12 +43,12 @@ class ReadStage(Stage):
 class ReadIndexStage(ReadStage):
     """External index files are evaluated by the reader when it opens the data file."""
 
-    name = "read index"
+    name = StageName.READ_INDEX
 
     @classmethod
     def drops(cls, d: PlanDecision, result: FileIndexResult | None) -> str | None:
         """Why the reader skips the file after its external index (None: it does not)."""
-        if d.index_location == "external" and result is not None and not result.remain():
+        if d.index_location == IndexLocation.EXTERNAL and result is not None and not result.remain():
             return d.reason or "external index: no row can match"
         return None
 
@@ -55,7 +56,7 @@ class ReadIndexStage(ReadStage):
 class IndexRowsStage(ReadStage):
     """A bitmap index result selects the rows the reader returns (Paimon 1.0+)."""
 
-    name = "index rows"
+    name = StageName.INDEX_ROWS
     label = "after index row selection"
     REASON: ClassVar[str] = "index selects no row"
 
@@ -70,7 +71,7 @@ class IndexRowsStage(ReadStage):
 class DeletionVectorStage(ReadStage):
     """The deleted rows are taken out of what the reader returns."""
 
-    name = "deletion vector"
+    name = StageName.DELETION_VECTOR
     REASON: ClassVar[str] = "every candidate row is deleted"
 
     @classmethod
@@ -128,7 +129,7 @@ def _bitmaps(infos: Any) -> dict[str, BitMap]:
 def recorded_deletion_counts(table: SnapshotReader) -> dict[str, int | None]:
     """The deleted-row count the index manifest records per data file with a deletion vector (None:
     not recorded, as before Paimon 1.0)."""
-    from ..snapshot_deletion_vectors import DELETION_VECTORS
+    from ..inventory.deletion_vectors import DELETION_VECTORS
 
     return {dv.data_file: dv.cardinality for e in table.index_entries() if e.index_type == DELETION_VECTORS
             for dv in e.deletion_vectors or ()}
@@ -161,7 +162,7 @@ def needed_deletion_vectors(table: SnapshotReader, wanted: set[str] | None, file
     manifest (Paimon 2.x records it); everything decoded when ``wanted`` is None, when a count is
     not recorded (0.9) or when the snapshot's vectors are decoded already. Returns (bitmaps, errors,
     counts of the files not decoded, or None)."""
-    from ..snapshot_deletion_vectors import DELETION_VECTORS
+    from ..inventory.deletion_vectors import DELETION_VECTORS
 
     entries = [e for e in table.index_entries() if e.index_type == DELETION_VECTORS]
     if not entries:
@@ -169,7 +170,7 @@ def needed_deletion_vectors(table: SnapshotReader, wanted: set[str] | None, file
     counts = {dv.data_file: dv.cardinality for e in entries for dv in e.deletion_vectors or ()}
     if wanted is None or table.memoized("deletion_vectors") or any(c is None for c in counts.values()):
         return deletion_vector_bitmaps(table), deletion_vector_errors(table), None
-    from ..snapshot_deletion_vectors import table_deletion_vectors
+    from ..inventory.deletion_vectors import table_deletion_vectors
 
     needed = [e for e in entries if any(dv.data_file in wanted for dv in e.deletion_vectors or ())]
     decoded: dict[str, list[Any]] = table.memo("deletion_vectors_by_index_file", dict)  # kept for the next explain

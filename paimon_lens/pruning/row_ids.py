@@ -13,15 +13,16 @@ included, which narrows ``_ROW_ID = 1 OR a = 5`` to ``a = 5``. Paimon 1.3 pushes
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap
 
+from ..errors import Note, Problem
 from ..metadata.row_ranges import intersect_ranges, merge_ranges
 from ..metadata.stats import SYSTEM_FIELDS
-from ..options import option_true
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, and_, leaves, or_
+from ..predicate.visitor import PredicateVisitor, visit
 from ..types import DataField
 from .global_index_stage import apply_selection
 
@@ -35,7 +36,7 @@ ROW_ID = "_ROW_ID"
 
 def row_tracking(table: SnapshotReader) -> bool:
     """Whether the table's rows carry row ids (``row-tracking.enabled``)."""
-    return option_true(table.schema.options, "row-tracking.enabled")
+    return table.schema.core_options.row_tracking_enabled
 
 
 def fields_with_row_id(table: SnapshotReader) -> list[DataField]:
@@ -54,20 +55,27 @@ def has_row_id(p: Predicate | None) -> bool:
 
 def ranges(p: Predicate) -> list[tuple[int, int]] | None:
     """``RowIdPredicateVisitor``: the row-id ranges the filter gives (None: none; [] no row)."""
-    if isinstance(p, LeafPredicate):
-        if p.field != ROW_ID or any(v is None for v in p.literals):
+    return visit(p, _RowIdRanges())
+
+
+Ranges = list[tuple[int, int]]
+
+
+class _RowIdRanges(PredicateVisitor["Ranges | None"]):
+    def visit_leaf(self, leaf: LeafPredicate) -> Ranges | None:
+        lits = leaf.literals
+        if leaf.field != ROW_ID or any(v is None for v in lits):
             return None
-        if p.function == "Equal":
-            return [(p.literals[0], p.literals[0])]
-        if p.function == "In":
-            return merge_ranges([(v, v) for v in p.literals])
-        if p.function == "Between":
-            lo, hi = p.literals[0], p.literals[1]
-            return [] if lo > hi else [(lo, hi)]
+        if leaf.function == "Equal":
+            return [(lits[0], lits[0])]
+        if leaf.function == "In":
+            return merge_ranges([(v, v) for v in lits])
+        if leaf.function == "Between":
+            return [] if lits[0] > lits[1] else [(lits[0], lits[1])]
         return None
-    assert isinstance(p, CompoundPredicate)
-    got = [ranges(c) for c in p.children]
-    if p.function == "And":
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[Ranges | None]) -> Ranges | None:
+        got = list(children)
         known = [g for g in got if g is not None]
         if not known:
             return None
@@ -75,22 +83,37 @@ def ranges(p: Predicate) -> list[tuple[int, int]] | None:
         for g in known[1:]:
             out = intersect_ranges(out, g)
         return out
-    if any(g is None for g in got):
-        return None
-    return merge_ranges([r for g in got if g is not None for r in g])
+
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[Ranges | None]) -> Ranges | None:
+        got = list(children)
+        if any(g is None for g in got):
+            return None
+        return merge_ranges([r for g in got if g is not None for r in g])
 
 
 def residual(p: Predicate, rules: PaimonRules) -> Predicate | None:
     """The filter without its ``_ROW_ID`` part, as the release pushes it on (None: no filter)."""
-    if isinstance(p, LeafPredicate):
-        return None if p.field == ROW_ID else p
-    assert isinstance(p, CompoundPredicate)
-    if p.function == "Or" and rules.global_index_search_mode and has_row_id(p):  # 2.0: the whole OR
-        return None
-    kept = [r for c in p.children if (r := residual(c, rules)) is not None]
-    if not kept:
-        return None
-    return and_(*kept) if p.function == "And" else or_(*kept)
+    return visit(p, _Residual(rules))
+
+
+class _Residual(PredicateVisitor["Predicate | None"]):
+    def __init__(self, rules: PaimonRules) -> None:
+        self.rules = rules
+
+    def visit_leaf(self, leaf: LeafPredicate) -> Predicate | None:
+        return None if leaf.field == ROW_ID else leaf
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[Predicate | None]) -> Predicate | None:
+        kids = list(children)
+        kept = [r for r in kids if r is not None]
+        return and_(*kept) if kept else None
+
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[Predicate | None]) -> Predicate | None:
+        if self.rules.global_index_search_mode and has_row_id(predicate):  # 2.0: the whole OR
+            return None
+        kids = list(children)
+        kept = [r for r in kids if r is not None]
+        return or_(*kept) if kept else None
 
 
 def apply(verdicts: list[FileVerdict], files: dict[str, LiveFile], row_ranges: Sequence[tuple[int, int]],
@@ -140,15 +163,15 @@ def full_truth(table: SnapshotReader, verdicts: list[FileVerdict], full: Predica
             out.append(v)
             continue
         if shared.get(got.file.first_row_id, 0) > 1:
-            notes.append(f"{v.file_name}: ground truth with _ROW_ID over row ids merged from several files is "
-                         "not computed")
+            notes.append(Note("ground truth with _ROW_ID over row ids merged from several files is not computed",
+                              v.file_name))
             out.append(replace(v, matching_positions=None, matching_live_positions=None,
                                flags=tuple(f for f in v.flags if "merged from" not in f)))
             continue
         try:
             by_fid = read_columns(table, got, sorted(set(ids.values())))
         except PaimonLensError as e:
-            notes.append(f"{v.file_name}: ground truth unavailable: {e}")
+            notes.append(Note(f"ground truth unavailable: {e}", v.file_name, Problem.of(e)))
             out.append(replace(v, matching_positions=None, matching_live_positions=None))
             continue
         n = v.row_count

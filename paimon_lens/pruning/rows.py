@@ -7,13 +7,14 @@ and combines leaves into a boolean mask per row.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ..predicate.model import LeafPredicate, Predicate
+from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate
+from ..predicate.visitor import PredicateVisitor, visit
 from .compare import row_tester
 
 
@@ -26,13 +27,27 @@ def evaluate_rows(pred: Predicate | None, columns: Mapping[int, Sequence[Any]],
     """
     if pred is None:
         return np.ones(row_count, dtype=bool)
-    if isinstance(pred, LeafPredicate):
-        test = row_tester(pred)
-        values = columns.get(pred.index)
+    return visit(pred, _RowMasks(columns, row_count))
+
+
+RowMask = npt.NDArray[np.bool_]
+
+
+class _RowMasks(PredicateVisitor[RowMask]):
+    def __init__(self, columns: Mapping[int, Sequence[Any]], row_count: int) -> None:
+        self.columns, self.row_count = columns, row_count
+
+    def visit_leaf(self, leaf: LeafPredicate) -> RowMask:
+        test = row_tester(leaf)
+        values = self.columns.get(leaf.index)
         if values is None:
-            return np.full(row_count, test(None), dtype=bool)
-        return np.fromiter(map(test, values), dtype=bool, count=row_count)
-    masks = [evaluate_rows(c, columns, row_count) for c in pred.children]
-    if pred.function == "And":
-        return np.logical_and.reduce(masks) if masks else np.ones(row_count, dtype=bool)
-    return np.logical_or.reduce(masks) if masks else np.zeros(row_count, dtype=bool)
+            return np.full(self.row_count, test(None), dtype=bool)
+        return np.fromiter(map(test, values), dtype=bool, count=self.row_count)
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[RowMask]) -> RowMask:
+        masks = list(children)
+        return np.logical_and.reduce(masks) if masks else np.ones(self.row_count, dtype=bool)
+
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[RowMask]) -> RowMask:
+        masks = list(children)
+        return np.logical_or.reduce(masks) if masks else np.zeros(self.row_count, dtype=bool)

@@ -46,15 +46,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, cast
 
-from ..errors import PaimonLensError
+from ..errors import PaimonLensError, Problem
 from ..formats.file_index_format import FileIndexFormatReader
 from ..formats.index_reader import EmptyFileIndexReader
-from ..formats.result import REMAIN, FileIndexResult
+from ..formats.result import REMAIN, FileIndexResult, IndexAnswer
+from ..inventory.file_indexes import ContainerCache
 from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import data_evolution_enabled
+from ..metadata.snapshot_reader import IndexLocation
 from ..metadata.stats import ColumnStats
 from ..predicate.model import LeafPredicate, Predicate, and_, leaves
-from ..snapshot_file_indexes import ContainerCache
 from ..types import DataField
 from .bucket import BucketSelector
 from .compare import compile_row_test, row_test, signed_binary_compare, signed_binary_order
@@ -137,7 +138,7 @@ class PlanDecision:
     whole_bucket_keep: bool | None = None
     row_group: tuple[int, int, int] | None = None
     """Data-evolution tables: ``(first row id, last row id, files)`` of the file's row-range group."""
-    index_state: Callable[[], tuple[str, str | None, FileIndexResult | None]] | None = field(
+    index_state: Callable[[], tuple[IndexAnswer, str | None, FileIndexResult | None]] | None = field(
         default=None, compare=False, repr=False)
 
     @property
@@ -169,15 +170,15 @@ class PlanDecision:
             state["index_state"] = None  # no index, or its answer travels in the cache
         return _restore_decision, (state,)
 
-    def _index_answer(self) -> tuple[str, str | None, FileIndexResult | None]:
-        cached: tuple[str, str | None, FileIndexResult | None] | None = self.__dict__.get("_index_cache")
+    def _index_answer(self) -> tuple[IndexAnswer, str | None, FileIndexResult | None]:
+        cached: tuple[IndexAnswer, str | None, FileIndexResult | None] | None = self.__dict__.get("_index_cache")
         if cached is None:
-            cached = ("NO_INDEX", None, None) if self.index_state is None else self.index_state()
+            cached = (IndexAnswer.NO_INDEX, None, None) if self.index_state is None else self.index_state()
             object.__setattr__(self, "_index_cache", cached)
         return cached
 
     @property
-    def index_result(self) -> str:
+    def index_result(self) -> IndexAnswer:
         """``REMAIN``/``SKIP``/``NO_INDEX`` (evaluated on first use; the same answer whenever it is)."""
         return self._index_answer()[0]
 
@@ -193,11 +194,6 @@ class PlanDecision:
 
 
 PlanDecision.reason = LazyText("reason")  # type: ignore[assignment]  # text written on first read
-
-
-def _opt_bool(options: Mapping[str, str], key: str, default: bool) -> bool:
-    v = options.get(key)
-    return default if v is None else v.strip().lower() == "true"
 
 
 def partition_filter(table: SnapshotReader, predicate: Predicate | None, whole: bool = False) -> Predicate | None:
@@ -323,7 +319,7 @@ class _MemoFileIndexPredicate(FileIndexPredicate):
         self._answers: dict[int, tuple[LeafPredicate, FileIndexResult]] = {}
         self._rules = rules  # a release that may not read every index type (None: it reads all)
 
-    def _leaf(self, leaf: LeafPredicate) -> FileIndexResult:
+    def visit_leaf(self, leaf: LeafPredicate) -> FileIndexResult:
         got = self._answers.get(id(leaf))
         if got is not None and got[0] is leaf:
             return got[1]
@@ -334,7 +330,7 @@ class _MemoFileIndexPredicate(FileIndexPredicate):
                 why = self._rules.unreadable_index(index_type, getattr(reader, "version", None))
                 if why is not None:
                     raise PaimonLensError(f"column {leaf.field!r}: {why}")
-        result = super()._leaf(leaf)
+        result = super().visit_leaf(leaf)
         self._answers[id(leaf)] = (leaf, result)
         return result
 
@@ -352,34 +348,34 @@ class _IndexAnswer:
         self._keep = keep  # keep the container for data_remain()
         self._opened = opened  # the container, looked up already by planning (read_whole)
         self._fip: FileIndexPredicate | None = None
-        self._state: tuple[str, str | None, FileIndexResult | None] | None = None
+        self._state: tuple[IndexAnswer, str | None, FileIndexResult | None] | None = None
         self._unindexed = False  # the container indexes no column of the predicate
 
-    def _compute(self) -> tuple[str, str | None, FileIndexResult | None]:
+    def _compute(self) -> tuple[IndexAnswer, str | None, FileIndexResult | None]:
         p = self._planner
         try:
             opened, self._opened = self._opened, None
             container, readers, columns = opened or p.containers.get(p.table, self._lf)
             if container is None:
-                return "NO_INDEX", None, None
+                return IndexAnswer.NO_INDEX, None, None
             if columns.isdisjoint(self._sf.index_columns()):
                 self._unindexed = True  # every leaf, so the predicate and its data filter, answers REMAIN
-                return "REMAIN", None, REMAIN
+                return IndexAnswer.REMAIN, None, REMAIN
             self._fip = fip = _MemoFileIndexPredicate(container, self._sf.schema.fields,
                                                       paimon_09_bitmap_or=p.paimon_09_bitmap_or,
                                                       rules=p.index_rules)
             fip._readers = readers  # the column readers of earlier plans, decoded already
             result = fip.evaluate(self._sf.devolved(False))
-            return ("REMAIN" if result.remain() else "SKIP"), None, result
+            return (IndexAnswer.REMAIN if result.remain() else IndexAnswer.SKIP), None, result
         except (PaimonLensError, OSError, ValueError, KeyError) as e:
-            return "REMAIN", f"{type(e).__name__}: {e}", None
+            return IndexAnswer.REMAIN, Problem.of(e, text=f"{type(e).__name__}: {e}"), None
 
     @property
-    def computed(self) -> tuple[str, str | None, FileIndexResult | None] | None:
+    def computed(self) -> tuple[IndexAnswer, str | None, FileIndexResult | None] | None:
         """The answer if it was computed already (by planning or a reason), else None."""
         return self._state
 
-    def __call__(self) -> tuple[str, str | None, FileIndexResult | None]:
+    def __call__(self) -> tuple[IndexAnswer, str | None, FileIndexResult | None]:
         state = self._state
         if state is None:
             signed = self._planner.rules.signed_binary_compare
@@ -418,7 +414,7 @@ class _Planner:
         self.rules = rules = rules or rules_of(table)
         self.schema = table.schema
         self.fields = list(self.schema.fields)
-        opts = self.schema.options
+        opts = self.schema.core_options
         self.predicate = predicate
         self.paimon_09_bitmap_or = paimon_09_bitmap_or or rules.bitmap_or_bug
         # the rules, when the release cannot read every index type (its readers then fail the query)
@@ -427,13 +423,13 @@ class _Planner:
         self.partition_test = None if self.partition_filter is None else compile_row_test(self.partition_filter)
         self.data_filter = data_filter(table, predicate)
         self.pk = bool(self.schema.primary_keys)
-        self.dv = _opt_bool(opts, "deletion-vectors.enabled", False)
-        self.merge_engine = opts.get("merge-engine", "deduplicate").strip().lower()
-        index_read = index_enabled and _opt_bool(opts, "file-index.read.enabled", True)
+        self.dv = opts.deletion_vectors_enabled
+        self.merge_engine = opts.merge_engine
+        index_read = index_enabled and opts.file_index_read_enabled
         if self.pk:
             if self.dv:
                 self.skip_level0 = not (rules.merge_on_read_option
-                                        and _opt_bool(opts, "deletion-vectors.merge-on-read", False))
+                                        and opts.deletion_vectors_merge_on_read)
             else:
                 self.skip_level0 = self.merge_engine == "first-row"
             self.value_filter_enabled = self.data_filter is not None and self.skip_level0
@@ -458,8 +454,8 @@ class _Planner:
         self.evolution_groups = data_evolution_enabled(table)
         self._containers: ContainerCache | None = None
         self._dv_files: frozenset[str] | None = None  # data files with a deletion vector (read_whole)
-        bucket = int(opts.get("bucket", "-1"))
-        function = opts.get("bucket-function.type", "default").strip().lower()
+        bucket = opts.bucket
+        function = opts.bucket_function_type
         bucket_keys = _fields_named(self.schema, self.schema.bucket_keys)
         if rules.bucket_pruning_legacy:  # < 1.4 ScanBucketFilter: fixed buckets, default hash
             self.bucket_selector = BucketSelector.create(self.bucket_input, bucket_keys,
@@ -534,14 +530,14 @@ class _Planner:
         f = lf.entry.file
         dv_files = self._dv_files
         if dv_files is None:
-            from ..snapshot_deletion_vectors import DELETION_VECTORS
+            from ..inventory.deletion_vectors import DELETION_VECTORS
 
             dv_files = self._dv_files = frozenset(
                 dv.data_file for e in self.table.index_entries() if e.index_type == DELETION_VECTORS
                 for dv in e.deletion_vectors or ())
         if f.file_name in dv_files:
             return False, None
-        if lf.index_location == "none":
+        if lf.index_location == IndexLocation.NONE:
             return True, None
         try:
             opened = self.containers.get(self.table, lf)
@@ -604,10 +600,10 @@ class _Planner:
         d = ev.decision
         d["index_used_at_planning"] = False
         location = d["index_location"]
-        if location == "none":
+        if location == IndexLocation.NONE:
             d["index_state"] = None
             return
-        keep = location == "embedded" and self.index_at_planning and self.data_filter is not None
+        keep = location == IndexLocation.EMBEDDED and self.index_at_planning and self.data_filter is not None
         d["index_state"] = _IndexAnswer(self, sf, ev.lf, keep, opened)
 
 
@@ -637,10 +633,11 @@ class _KeptReason:
                          "so the whole bucket is read")
         group = self._group
         merged = group is not None and group[2] > 1
-        index_result = self._index_state()[0] if self._index_state is not None and not merged else "NO_INDEX"
-        if self._location == "external" and index_result == "SKIP":
+        index_result = (self._index_state()[0] if self._index_state is not None and not merged
+                        else IndexAnswer.NO_INDEX)
+        if self._location == IndexLocation.EXTERNAL and index_result == IndexAnswer.SKIP:
             notes.append("its external index answers SKIP, so the reader skips it")
-        elif self._location == "embedded" and not self._used and index_result == "SKIP":
+        elif self._location == IndexLocation.EMBEDDED and not self._used and index_result == IndexAnswer.SKIP:
             notes.append("its embedded index (SKIP) is not used at planning; the reader skips the file")
         if self._stats_error:
             notes.append(f"its stats could not be decoded ({self._stats_error})")
@@ -648,7 +645,7 @@ class _KeptReason:
             assert group is not None
             notes.append(f"read together with the other files of row ids [{group[0]}, {group[1]}] "
                          f"({group[2]} files merged column by column)")
-            if self._location != "none":
+            if self._location != IndexLocation.NONE:
                 notes.append("the reader's file-index skip of a merged group is not modelled: counted as read")
         return "; ".join(["planned", *notes])
 
@@ -680,7 +677,7 @@ class IndexAnswers:
         self._args = (table, predicate, index_enabled, paimon_09_bitmap_or, rules)
         self._planner: _Planner | None = None
 
-    def state(self, lf: LiveFile) -> Callable[[], tuple[str, str | None, FileIndexResult | None]]:
+    def state(self, lf: LiveFile) -> Callable[[], tuple[IndexAnswer, str | None, FileIndexResult | None]]:
         """``PlanDecision.index_state`` of ``lf`` (a file with an index container)."""
         if self._planner is None:
             self._planner = _Planner(*self._args)

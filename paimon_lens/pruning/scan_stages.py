@@ -22,12 +22,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ..errors import PaimonLensError
 from ..metadata.row_ranges import group_stats, row_range_groups
+from ..metadata.snapshot_reader import IndexLocation
 from ..metadata.stats import ColumnStats, decode_stats, evolve_stats
 from ..predicate.model import Predicate
 from ..types import DataField
 from .compare import signed_binary_compare, signed_binary_order
 from .manifests import rejected_manifests
-from .stage import Stage
+from .stage import Stage, StageName
 from .stats import StatsTest, stats_reason
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ class PartitionStage(PlaceStage):
     """``SnapshotReaderImpl.withFilter``: the partition filter on the entry's partition values, and the
     manifests the manifest list's partition stats exclude (their entries are never read)."""
 
-    name = "partition"
+    name = StageName.PARTITION
 
     def __init__(self, scan: Scan) -> None:
         super().__init__(scan)
@@ -173,7 +174,7 @@ class BucketStage(PlaceStage):
     """``BucketSelectConverter``/``BucketSelector`` (see :mod:`.bucket`): the buckets the bucket-key
     values of the filter hash to, per partition and bucket count."""
 
-    name = "bucket"
+    name = StageName.BUCKET
 
     def __init__(self, scan: Scan, selector: BucketSelector) -> None:
         super().__init__(scan)
@@ -208,7 +209,7 @@ class LevelStage(PlaceStage):
     """``CoreOptions.batchScanSkipLevel0``: primary-key batch scans that read only levels above 0
     (deletion vectors unless merge-on-read, or the ``first-row`` merge engine)."""
 
-    name = "level"
+    name = StageName.LEVEL
     label = "after level-0 rule"
     primary_key_only = True
 
@@ -259,7 +260,7 @@ class ValueStatsStage(ScanStage):
     file's value stats evolved to the table schema (removes files when the value filter applies;
     on other primary-key tables its answer feeds :class:`WholeBucketStage`)."""
 
-    name = "stats"
+    name = StageName.STATS
 
     def decide(self, ev: FileEval, sf: SchemaFilters, memo: dict[int, bool], known: bool | None) -> bool:
         """Record the value stats' answer (``known``: computed already for a batch); whether they pass."""
@@ -307,13 +308,13 @@ class EmbeddedIndexStage(ScanStage):
     schema, for files whose value stats pass (``file-index.read.enabled``; primary-key tables with
     deletion vectors only)."""
 
-    name = "index"
+    name = StageName.INDEX
 
     def decide(self, ev: FileEval) -> bool:
         """Record the index's answer on the data filter; whether it keeps the file."""
         answer = ev.decision["index_state"]
         data_remain = getattr(answer, "data_remain", None)  # the file's index answer, if it has an index
-        if data_remain is not None and ev.decision["index_location"] == "embedded":
+        if data_remain is not None and ev.decision["index_location"] == IndexLocation.EMBEDDED:
             ev.index_remain = data_remain()
         ev.index_consulted = ev.index_remain is not None
         if ev.index_consulted and ev.index_remain is False:
@@ -336,7 +337,7 @@ def _key_stats(lf: LiveFile, file_keys: Sequence[DataField], file_schema: TableS
 class KeyStatsStage(ScanStage):
     """Primary-key tables: the primary-key conjuncts of the data filter on the key stats."""
 
-    name = "stats"
+    name = StageName.STATS
 
     def decide(self, ev: FileEval, sf: SchemaFilters, first: bool) -> bool | None:
         """The key filter's answer (None: nothing to test); when it drops the file and is the
@@ -372,7 +373,7 @@ class RowRangeStatsStage(GroupStage):
     whole by the data filter on the group's merged stats (``use_stats``; the release may not test
     them); file indexes are not used by this scan."""
 
-    name = "stats"
+    name = StageName.STATS
 
     def __init__(self, scan: Scan, use_stats: bool) -> None:
         super().__init__(scan)
@@ -419,7 +420,7 @@ class WholeBucketStage(GroupStage):
     whole if any of its files passes, dropped whole otherwise (kept whole without deletion vectors
     for ``partial-update``/``aggregation``)."""
 
-    name = "whole_bucket"
+    name = StageName.WHOLE_BUCKET
     label = "after whole-bucket rule"
     primary_key_only = True
     _REASON: ClassVar[str] = ("overlapping files: no file of this bucket passes the value filter, "

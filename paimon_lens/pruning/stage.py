@@ -18,7 +18,27 @@ stage when :meth:`Stage.shown` says the explanation consulted it.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any, ClassVar
+
+
+class StageName(StrEnum):
+    """The steps of Paimon's scan and read, by the name verdicts, funnels and JSON give them (a
+    member is that name as text; a verdict's ``stage`` is ``""`` for a file that is read)."""
+
+    PARTITION = "partition"
+    BUCKET = "bucket"
+    ROW_IDS = "row ids"
+    GLOBAL_INDEX = "global index"
+    LEVEL = "level"
+    STATS = "stats"
+    INDEX = "index"
+    WHOLE_BUCKET = "whole_bucket"
+    PRIMARY_KEY_INDEX = "primary-key index"
+    TOPN = "topn"
+    READ_INDEX = "read index"
+    INDEX_ROWS = "index rows"
+    DELETION_VECTOR = "deletion vector"
 
 
 class Stage:
@@ -35,6 +55,7 @@ class Stage:
     """
 
     name: ClassVar[str] = ""
+    """A :class:`StageName` (several classes of one step share it)."""
     label: ClassVar[str] = ""
     phase: ClassVar[str] = ""
     primary_key_only: ClassVar[bool] = False

@@ -34,7 +34,7 @@ throws (``compareLiteral`` of null); :func:`stats_test` keeps the file instead.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from functools import partial
 from typing import Any
@@ -48,6 +48,7 @@ from ..predicate.model import (
     Predicate,
     visit_function,
 )
+from ..predicate.visitor import PredicateVisitor, visit
 from ..types import DataField, DataType
 from ..values import to_json
 from .compare import java_compare
@@ -232,16 +233,28 @@ def stats_test(predicate: Predicate, row_count: int, stats: Sequence[ColumnStats
     Returns:
         False when the stats prove that no row can match (the file is pruned), else True.
     """
-    if isinstance(predicate, LeafPredicate):
+    return visit(predicate, _StatsTester(row_count, stats, fields, memo))
+
+
+class _StatsTester(PredicateVisitor[bool]):
+    def __init__(self, row_count: int, stats: Sequence[ColumnStats], fields: Sequence[DataField],
+                 memo: dict[int, bool] | None) -> None:
+        self.args = row_count, stats, fields, memo
+
+    def visit_leaf(self, leaf: LeafPredicate) -> bool:
+        row_count, stats, fields, memo = self.args
         if memo is None:
-            return leaf_stats_test(predicate, row_count, _column(predicate, stats, fields))
-        got = memo.get(id(predicate))
+            return leaf_stats_test(leaf, row_count, _column(leaf, stats, fields))
+        got = memo.get(id(leaf))
         if got is None:
-            got = memo[id(predicate)] = leaf_stats_test(predicate, row_count, _column(predicate, stats, fields))
+            got = memo[id(leaf)] = leaf_stats_test(leaf, row_count, _column(leaf, stats, fields))
         return got
-    if predicate.function == "And":
-        return all(stats_test(c, row_count, stats, fields, memo) for c in predicate.children)
-    return any(stats_test(c, row_count, stats, fields, memo) for c in predicate.children)
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[bool]) -> bool:
+        return all(children)
+
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[bool]) -> bool:
+        return any(children)
 
 
 # ---- reasons ----------------------------------------------------------------------------------
@@ -360,19 +373,37 @@ def stats_reason(predicate: Predicate, row_count: int, stats: Sequence[ColumnSta
     1004"``. For ``And`` the first false child explains; for ``Or`` every child's reason is given,
     joined by ``" and "``. ``memo`` is as for :func:`stats_test`.
     """
-    if stats_test(predicate, row_count, stats, fields, memo):
-        return None
-    if isinstance(predicate, LeafPredicate):
-        return _leaf_reason(predicate, row_count, _column(predicate, stats, fields))
-    return _compound_reason(predicate, row_count, stats, fields, memo)
+    return visit(predicate, _StatsReason(row_count, stats, fields, memo))
 
 
-def _compound_reason(predicate: CompoundPredicate, row_count: int, stats: Sequence[ColumnStats],
-                     fields: Sequence[DataField], memo: dict[int, bool] | None) -> str:
-    reasons = [stats_reason(c, row_count, stats, fields, memo) for c in predicate.children]
-    if predicate.function == "And":
-        return next(r for r in reasons if r is not None)
-    parts = [r for r in reasons if r is not None]
+class _StatsReason(PredicateVisitor["str | None"]):
+    """The reason of each node the stats prune (None where they keep it)."""
+
+    def __init__(self, row_count: int, stats: Sequence[ColumnStats], fields: Sequence[DataField],
+                 memo: dict[int, bool] | None) -> None:
+        self.args = row_count, stats, fields, memo
+
+    def visit_leaf(self, leaf: LeafPredicate) -> str | None:
+        if stats_test(leaf, *self.args):
+            return None
+        return _leaf_reason(leaf, self.args[0], _column(leaf, self.args[1], self.args[2]))
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[str | None]) -> str | None:
+        if stats_test(predicate, *self.args):
+            return None
+        for r in children:  # the first child that prunes explains
+            if r is not None:
+                return r
+        raise AssertionError("an AND the stats prune has a child they prune")
+
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[str | None]) -> str | None:
+        if stats_test(predicate, *self.args):
+            return None
+        reasons = list(children)
+        return _or_reason([r for r in reasons if r is not None])
+
+
+def _or_reason(parts: list[str]) -> str:
     return " and ".join(f"({r})" if len(parts) > 1 else r for r in parts)
 
 
@@ -496,20 +527,32 @@ def compile_stats_test(predicate: Predicate, fields: Sequence[DataField]) -> Sta
     ``stats_test(predicate, row_count, stats, fields, memo)`` (the same answers, the same memo
     entries), with the per-leaf work that does not depend on the file (column position, literal
     checks, comparison kind) done once. Compile once per predicate and row type, call per file."""
-    if isinstance(predicate, LeafPredicate):
-        return _compile_leaf(predicate, fields)
-    children = tuple(compile_stats_test(c, fields) for c in predicate.children)
-    if predicate.function == "And":
+    return visit(predicate, _StatsTestCompiler(fields))
+
+
+class _StatsTestCompiler(PredicateVisitor[StatsTest]):
+    def __init__(self, fields: Sequence[DataField]) -> None:
+        self.fields = fields
+
+    def visit_leaf(self, leaf: LeafPredicate) -> StatsTest:
+        return _compile_leaf(leaf, self.fields)
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[StatsTest]) -> StatsTest:
+        tests = tuple(children)
+
         def test_and(row_count: int, stats: Sequence[ColumnStats], memo: dict[int, bool]) -> bool:
-            for child in children:  # noqa: SIM110 (a loop is cheaper than all() over a generator)
+            for child in tests:  # noqa: SIM110 (a loop is cheaper than all() over a generator)
                 if not child(row_count, stats, memo):
                     return False
             return True
         return test_and
 
-    def test_or(row_count: int, stats: Sequence[ColumnStats], memo: dict[int, bool]) -> bool:
-        for child in children:  # noqa: SIM110
-            if child(row_count, stats, memo):
-                return True
-        return False
-    return test_or
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[StatsTest]) -> StatsTest:
+        tests = tuple(children)
+
+        def test_or(row_count: int, stats: Sequence[ColumnStats], memo: dict[int, bool]) -> bool:
+            for child in tests:  # noqa: SIM110
+                if child(row_count, stats, memo):
+                    return True
+            return False
+        return test_or

@@ -17,7 +17,7 @@ And/Or still need, as the scalar test's short-circuit does (so it raises where t
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
 from functools import cached_property, partial
 from itertools import chain, repeat
@@ -27,7 +27,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..metadata.stats import ColumnStats
-from ..predicate.model import VISIT_METHODS, LeafPredicate, Predicate
+from ..predicate.model import VISIT_METHODS, CompoundPredicate, LeafPredicate, Predicate
+from ..predicate.visitor import PredicateVisitor, visit
 from ..types import DataField
 from .stats import UNKNOWN, _column_slots, _direct, stats_tester
 
@@ -231,15 +232,20 @@ _Node = Callable[[StatsColumns, "Mask | None"], Mask]
 """A compiled predicate: its answers, exact at least where the given mask is set (everywhere when None)."""
 
 
-def _compile(predicate: Predicate, fields: Sequence[DataField]) -> _Node:
-    if isinstance(predicate, LeafPredicate):
-        leaf, slots, vector = predicate, tuple(dict.fromkeys(_column_slots(predicate, fields))), _vector(predicate)
+class _MaskCompiler(PredicateVisitor[_Node]):
+    def __init__(self, fields: Sequence[DataField]) -> None:
+        self.fields = fields
+
+    def visit_leaf(self, leaf: LeafPredicate) -> _Node:
+        slots, vector = tuple(dict.fromkeys(_column_slots(leaf, self.fields))), _vector(leaf)
         return lambda cols, need: cols.leaf_mask(leaf, slots, vector, need)
-    children = [_compile(c, fields) for c in predicate.children]
-    if predicate.function == "And":
+
+    def visit_and(self, predicate: CompoundPredicate, children: Iterator[_Node]) -> _Node:
+        nodes = list(children)
+
         def mask_and(cols: StatsColumns, need: Mask | None) -> Mask:
             out = need
-            for child in children:  # each child only where all before it held, as all() does
+            for child in nodes:  # each child only where all before it held, as all() does
                 got = child(cols, out)
                 out = got if out is None else out & got
                 if not out.any():
@@ -247,16 +253,23 @@ def _compile(predicate: Predicate, fields: Sequence[DataField]) -> _Node:
             return np.ones(cols.n, bool) if out is None else out
         return mask_and
 
-    def mask_or(cols: StatsColumns, need: Mask | None) -> Mask:
-        out, pending = np.zeros(cols.n, bool), need
-        for child in children:  # each child only where none before it held, as any() does
-            got = child(cols, pending)
-            out = out | (got if pending is None else got & pending)
-            pending = ~out if need is None else need & ~out
-            if not pending.any():
-                break
-        return out
-    return mask_or
+    def visit_or(self, predicate: CompoundPredicate, children: Iterator[_Node]) -> _Node:
+        nodes = list(children)
+
+        def mask_or(cols: StatsColumns, need: Mask | None) -> Mask:
+            out, pending = np.zeros(cols.n, bool), need
+            for child in nodes:  # each child only where none before it held, as any() does
+                got = child(cols, pending)
+                out = out | (got if pending is None else got & pending)
+                pending = ~out if need is None else need & ~out
+                if not pending.any():
+                    break
+            return out
+        return mask_or
+
+
+def _compile(predicate: Predicate, fields: Sequence[DataField]) -> _Node:
+    return visit(predicate, _MaskCompiler(fields))
 
 
 StatsMask = Callable[[StatsColumns], Mask]

@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 from pyroaring import BitMap
 
 from ..errors import PaimonLensError
-from ..options import memory_option, option_true
 
 if TYPE_CHECKING:
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
@@ -40,8 +39,6 @@ if TYPE_CHECKING:
 
 MAX_LIMIT = 100
 MINMAX_TYPES = frozenset({"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DATE"})
-DEFAULT_TARGET_SPLIT = 128 << 20
-DEFAULT_OPEN_FILE_COST = 4 << 20
 _ORDER = re.compile(r"^\s*(?P<col>`[^`]+`|\"[^\"]+\"|[A-Za-z_][\w$]*)\s*(?P<dir>ASC|DESC)?"
                     r"\s*(?:NULLS\s+(?P<nulls>FIRST|LAST))?\s*$", re.IGNORECASE)
 
@@ -77,10 +74,9 @@ class TopN:
 
 def split_groups(table: SnapshotReader, files: list[LiveFile]) -> list[list[LiveFile]]:
     """The splits an append table's batch scan makes of ``files`` (``AppendOnlySplitGenerator``)."""
-    opts = table.schema.options
+    opts = table.schema.core_options
     try:
-        target = memory_option(opts, "source.split.target-size", DEFAULT_TARGET_SPLIT)
-        cost = memory_option(opts, "source.split.open-file-cost", DEFAULT_OPEN_FILE_COST)
+        target, cost = opts.split_target_size, opts.split_open_file_cost
     except ValueError as e:
         raise PaimonLensError(str(e)) from None
     buckets: dict[tuple[bytes, int], list[LiveFile]] = defaultdict(list)
@@ -117,9 +113,9 @@ def split_pushdown_applies(table: SnapshotReader, topn: TopN, rules: PaimonRules
     if rules.global_index_search_mode:  # 2.0
         if has_data_filter:
             return "a filter on non-partition columns: splits are not pruned for TopN (Paimon 2.0)"
-    elif option_true(table.schema.options, "deletion-vectors.enabled"):
+    elif table.schema.core_options.deletion_vectors_enabled:
         return f"deletion vectors: splits are not pruned for TopN (Paimon {rules.version})"
-    if option_true(table.schema.options, "data-evolution.enabled"):
+    if table.schema.core_options.data_evolution_enabled:
         return "data-evolution splits (row-id groups) are not modelled for TopN: every split is kept"
     return None
 

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap
 
-from ..errors import PaimonLensError
+from ..errors import Note, PaimonLensError, Problem
+from ..metadata.snapshot_reader import IndexLocation
 from ..types import NESTED
+from .stage import StageName
 from .topn import TopN, file_selection, select_splits, split_groups, split_pushdown_applies
 
 if TYPE_CHECKING:
@@ -68,7 +70,7 @@ def apply(verdicts: list[FileVerdict], table: SnapshotReader, predicate: Predica
         verdicts = out
     elif has_filter:
         notes.append("TopN: a data filter: file indexes do not select rows for TopN")
-    facts["files_dropped"] = sum(1 for v in verdicts if v.stage == "topn")
+    facts["files_dropped"] = sum(1 for v in verdicts if v.stage == StageName.TOPN)
     facts["files_with_index_selection"] = len(selections)
     if truth:
         got, lost = _truth(table, files, verdicts, topn, field, selections, notes)
@@ -91,7 +93,7 @@ def _bounds(lf: LiveFile, index: int, column: str, dvs: dict[str, BitMap]) -> tu
 
 
 def _drop(v: FileVerdict, reason: str) -> FileVerdict:
-    return replace(v, planned=False, read=False, rows_after_dv=0, stage="topn", reason=reason,
+    return replace(v, planned=False, read=False, rows_after_dv=0, stage=StageName.TOPN, reason=reason,
                    index_selected_rows=None, dv_removed_rows=0)
 
 
@@ -99,10 +101,10 @@ def _file_topn(table: SnapshotReader, lf: LiveFile, topn: TopN, dvs: dict[str, B
                notes: list[str]) -> BitMap | None:
     """The rows a read file's range-bitmap index keeps for TopN (None: no such index answers); the
     container and its readers come from the table's container cache, as planning left them."""
-    from ..snapshot_file_indexes import ContainerCache
+    from ..inventory.file_indexes import ContainerCache
     from .file_index_predicate import index_field_type
 
-    if lf.index_location == "none":
+    if lf.index_location == IndexLocation.NONE:
         return None
     try:
         cache: ContainerCache = table.shared("index_containers", ContainerCache)
@@ -115,7 +117,7 @@ def _file_topn(table: SnapshotReader, lf: LiveFile, topn: TopN, dvs: dict[str, B
             readers = by_column[topn.column] = container.create_readers(
                 topn.column, index_field_type(file_fields, topn.column))
     except (OSError, PaimonLensError) as e:
-        notes.append(f"{lf.file.file_name}: its index could not be read for TopN ({e}): read whole")
+        notes.append(Note(f"its index could not be read for TopN ({e}): read whole", lf.file.file_name, Problem.of(e)))
         return None
     base = BitMap()
     base.add_range(0, lf.file.row_count)
@@ -128,7 +130,7 @@ def _file_topn(table: SnapshotReader, lf: LiveFile, topn: TopN, dvs: dict[str, B
         try:
             got = file_selection(reader, topn, base)
         except (PaimonLensError, ValueError) as e:
-            notes.append(f"{lf.file.file_name}: range-bitmap TopN failed ({e}): read whole")
+            notes.append(Note(f"range-bitmap TopN failed ({e}): read whole", lf.file.file_name, Problem.of(e)))
             return None
         if got is not None:
             return got
@@ -152,7 +154,7 @@ def _truth(table: SnapshotReader, files: dict[str, LiveFile], verdicts: list[Fil
         try:
             values = read_columns(table, lf, [field.id]).get(field.id)
         except PaimonLensError as e:
-            notes.append(f"{v.file_name}: TopN truth unavailable: {e}")
+            notes.append(Note(f"TopN truth unavailable: {e}", v.file_name, Problem.of(e)))
             return {"truth_rows_not_returned": None}, {}
         if values is None:
             continue

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..metadata.binary_row import encode_binary_row
+from ..options import DEFAULT_STATS_MODE
 from ..types import DataField, DataType
 
-DEFAULT_STATS_MODE = "truncate(16)"
 KEY_STATS_MODE = "truncate(128)"
 _TRUNCATE = re.compile(r"TRUNCATE\((\d+)\)")
 

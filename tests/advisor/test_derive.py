@@ -11,8 +11,8 @@ from paimon_lens import open_table
 from paimon_lens.advisor import DerivedWorkload, derive_queries, derive_workload, profile_table, to_workload
 from paimon_lens.advisor.derive import KINDS, SOURCE
 from paimon_lens.predicate.parser import parse_where
-from paimon_lens.table import Table
-from paimon_lens.workload import Workload, as_workload
+from paimon_lens.table.facade import Table
+from paimon_lens.workload.model import Workload, as_workload
 from paimon_lens.writer import TableWriter
 
 from .test_profile import ROOT, mixed_table

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from paimon_lens import open_table
 from paimon_lens.advisor import profile_table
 from paimon_lens.advisor.profile import PROBE_ROWS, TableProfile
-from paimon_lens.table import Table
+from paimon_lens.table.facade import Table
 from paimon_lens.values import to_internal
 from paimon_lens.writer import TableWriter
 

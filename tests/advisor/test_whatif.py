@@ -16,7 +16,7 @@ from paimon_lens.advisor.whatif import IndexBuilder, WhatIfResult, evaluate_cont
 from paimon_lens.formats.file_index_format import FileIndexFormatReader
 from paimon_lens.predicate.parser import parse_where
 from paimon_lens.pruning.truth import read_columns
-from paimon_lens.table import Table
+from paimon_lens.table.facade import Table
 from paimon_lens.types import DataType
 from paimon_lens.writer.file_index import IndexSpec, build_container
 from paimon_lens.writer.table_writer import TableWriter

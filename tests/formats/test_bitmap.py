@@ -769,7 +769,7 @@ def test_bulk_decoding_of_corrupt_bytes_fails_like_one_by_one(monkeypatch: pytes
 
 def test_summary_values_are_built_on_demand() -> None:
     from paimon_lens.formats.bitmap import BitmapValueCount, BitmapValueCounts
-    from paimon_lens.snapshot_file_indexes import summarize
+    from paimon_lens.inventory.file_indexes import summarize
 
     t = parse_type("STRING")
     rows = ["a", "b", "b", None, "c", "c", "c"]
@@ -797,7 +797,7 @@ def test_summary_values_are_built_on_demand() -> None:
 
 def test_file_index_summaries_are_computed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     import paimon_lens as pl
-    import paimon_lens.snapshot_file_indexes as fi
+    import paimon_lens.inventory.file_indexes as fi
 
     table = pl.open_table(str(FIXTURES / "tables20/a20_append_indexed/warehouse/db.db/events20"))
     calls = []

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import paimon_lens as pl
-import paimon_lens.snapshot_file_indexes as sfi
+import paimon_lens.inventory.file_indexes as sfi
 
 DATA = Path(__file__).parent.parent.parent / "data"
 FIXTURES = Path(__file__).parent.parent / "fixtures"

@@ -163,7 +163,7 @@ def test_range_gate(tmp_path: Path) -> None:
 
 def test_decoded_index_answers_match_brute_force() -> None:
     """Every key of every btree / bitmap file selects exactly the rows holding it (table rows)."""
-    from paimon_lens.snapshot_global_indexes import global_index_files, open_global_index
+    from paimon_lens.inventory.global_indexes import global_index_files, open_global_index
 
     for oracle_path in ORACLES:
         o = load_json(oracle_path)

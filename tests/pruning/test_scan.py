@@ -28,7 +28,7 @@ from paimon_lens.pruning.bucket import (
 )
 from paimon_lens.pruning.evolution import devolve_filter, filter_unsafe_filter, pick, project, split_and
 from paimon_lens.pruning.scan import PlanDecision, data_filter, partition_filter, partition_keep, plan
-from paimon_lens.table import LiveFile, Table, open_table
+from paimon_lens.table.facade import LiveFile, Table, open_table
 from paimon_lens.types import DataField, parse_type
 from tests.conftest import load_json, oracle_paths
 

@@ -24,9 +24,9 @@ import pytest
 
 import paimon_lens as pl
 from paimon_lens.formats.result import SKIP, BitmapIndexResult, FileIndexResult
+from paimon_lens.inventory.deletion_vectors import table_deletion_vectors
+from paimon_lens.inventory.file_indexes import table_file_indexes
 from paimon_lens.metadata.bucket import bucket_of
-from paimon_lens.snapshot_deletion_vectors import table_deletion_vectors
-from paimon_lens.snapshot_file_indexes import table_file_indexes
 from paimon_lens.synth.data import bigint_buckets, generate
 from paimon_lens.synth.job import SynthResult, synth_table
 from paimon_lens.synth.plan import make_plan

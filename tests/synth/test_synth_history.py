@@ -15,8 +15,8 @@ import pytest
 import paimon_lens as pl
 from paimon_lens.synth import add_synth_parser, synth_history
 from paimon_lens.synth.history_job import APPEND, COMPACT, DELETE, FULL_COMPACT, plan_history
-from tests.test_history import brute_force
-from tests.test_writer_history import indexed, live_rows, positions_by_file
+from tests.history.test_history import brute_force
+from tests.writer.test_history_commits import indexed, live_rows, positions_by_file
 
 #: 30 snapshots over 5 days: partial compactions every 7th, deletes every 5th, the full compaction at 27
 LOCAL: dict[str, Any] = {"commits": 30, "files_per_commit": 4, "rows_per_file": 40, "partitions": 5,

@@ -1,0 +1,369 @@
+"""A Paimon table at one snapshot: the entry point of paimon-lens.
+
+``open_table(path, snapshot=None)`` selects a snapshot (latest by default; an id, ``"earliest"``,
+``"latest"``, ``"tag:NAME"`` / ``tag=NAME``, a ``datetime`` or ``timestamp_ms=...``) and gives a
+:class:`Table`: a :class:`~paimon_lens.metadata.snapshot_reader.SnapshotReader` (metadata read
+lazily, each manifest once per table directory) with a public face: frames, explanations and
+rich display, each answered by a service (:mod:`paimon_lens.inventory.file_indexes`,
+:mod:`paimon_lens.inventory.deletion_vectors`, :mod:`paimon_lens.pruning`) on the table's engine.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..engines import get_engine
+from ..engines.base import Engine
+from ..engines.files import manifest_mapper
+from ..engines.local import LOCAL
+from ..errors import PaimonLensError
+from ..io.fileio import FileIO
+from ..metadata.consistency import consistent
+from ..metadata.manifest import FILE_SOURCES
+from ..metadata.paths import is_main_branch
+from ..metadata.schema import SchemaManager, TableSchema
+from ..metadata.snapshot import Snapshot, SnapshotManager
+from ..metadata.snapshot_reader import (
+    LiveFile,
+    SnapshotReader,
+    _Cache,
+    declared_external_roots,
+    is_latest,
+    locate,
+    select_snapshot,
+)
+from ..pruning.versions import PaimonRules, normalize_version, rules_for
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .inspect import InspectTable
+
+
+class Table(SnapshotReader):
+    """One snapshot of a Paimon table. Create with :func:`open_table`."""
+
+    def __init__(self, path: str, file_io: FileIO, snapshot: Snapshot | None, schema: TableSchema,
+                 schemas: SchemaManager, snapshots: SnapshotManager, cache: _Cache | None = None,
+                 progress: bool | None = None, engine: Engine | None = None,
+                 paimon_version: str | None = None, follows_latest: bool = False) -> None:
+        super().__init__(path, file_io, snapshot, schema, schemas, snapshots, cache, progress, follows_latest)
+        self.engine: Engine = engine or LOCAL
+        """Where per-file work runs (see :mod:`paimon_lens.engines`)."""
+        self.manifest_mapper = manifest_mapper(self.engine)
+        self.paimon_version: str = normalize_version(paimon_version)
+        """The Paimon release whose rules ``explain`` applies (see :mod:`paimon_lens.pruning.versions`)."""
+
+    @property
+    def rules(self) -> PaimonRules:
+        """The :class:`~paimon_lens.pruning.versions.PaimonRules` of :attr:`paimon_version`."""
+        return rules_for(self.paimon_version)
+
+    def __repr__(self) -> str:
+        branch = "" if is_main_branch(self.branch) else f" branch={self.branch!r}"
+        return (f"<paimon_lens.Table {self.path!r}{branch} snapshot={self.snapshot_id} schema={self.schema.id} "
+                f"paimon_version={self.paimon_version}>")
+
+    def _repr_html_(self) -> str:
+        from ..presentation.html import render_table
+
+        return render_table(self)
+
+    # ---- frames -----------------------------------------------------------------------------
+    @property
+    def inspect(self) -> InspectTable:
+        """Every frame of the table in one namespace (``t.inspect.files()`` ...), as PyIceberg's
+        ``table.inspect``; the methods below are the same frames."""
+        from .inspect import InspectTable
+
+        return InspectTable(self)
+
+    def snapshots(self) -> pd.DataFrame:
+        """Every snapshot still present (see :data:`paimon_lens.presentation.frames.SNAPSHOT_COLUMNS`)."""
+        return self.inspect.snapshots()
+
+    def schemas(self) -> pd.DataFrame:
+        """Every schema version, one row per column per schema."""
+        return self.inspect.schemas()
+
+    def manifests(self) -> pd.DataFrame:
+        """Manifest files of the snapshot, with decoded partition stats."""
+        return self.inspect.manifests()
+
+    def files(self) -> pd.DataFrame:
+        """One row per live data file (see :data:`paimon_lens.presentation.frames.FILE_COLUMNS`)."""
+        return self.inspect.files()
+
+    def index_manifest(self) -> pd.DataFrame:
+        """Entries of the snapshot's index manifest (deletion-vector and HASH index files)."""
+        return self.inspect.index_manifest()
+
+    @consistent
+    def index_infos(self) -> list[Any]:
+        """Every decoded index of every live file (:class:`~paimon_lens.inventory.file_indexes.IndexInfo`,
+        decoded on the table's engine once per snapshot)."""
+        from ..inventory.file_indexes import table_file_indexes
+
+        return table_file_indexes(self, self.engine)
+
+    def file_indexes(self, index_type: str | None = None) -> pd.DataFrame:
+        """One row per data file x column x index type with the decoded summary of each index.
+
+        See :mod:`paimon_lens.presentation.index_frames` for the columns.
+        """
+        return self.inspect.file_indexes(index_type)
+
+    def bloom_filters(self) -> pd.DataFrame:
+        """:meth:`file_indexes` of the bloom-filter indexes (fill ratio, estimated items and fpp)."""
+        return self.inspect.bloom_filters()
+
+    def range_bitmaps(self) -> pd.DataFrame:
+        """:meth:`file_indexes` of the range-bitmap indexes (cardinality, min, max, chunks, slices)."""
+        return self.inspect.range_bitmaps()
+
+    def bitmap_values(self, column: str) -> pd.DataFrame:
+        """Every value of ``column``'s bitmap indexes with its row count and bitmap bytes, per file."""
+        return self.inspect.bitmap_values(column)
+
+    @consistent
+    def explain(self, where: str | None, *, truth: bool = False, index_enabled: bool = True,
+                search_mode: str | None = None, order_by: str | None = None, limit: int | None = None) -> Any:
+        """Which files ``where`` makes Paimon read and why; see :func:`paimon_lens.pruning.explain.explain`
+        (``search_mode``: the query's ``scalar-index.search-mode`` for tables with global indexes;
+        ``order_by="col [DESC]"`` with ``limit``: the query's ``ORDER BY ... LIMIT``, pushed down as
+        Paimon pushes a TopN; ``where`` may then be None)."""
+        return self.explain_many([where], truth=truth, index_enabled=index_enabled, search_mode=search_mode,
+                                 order_by=order_by, limit=limit)[0]
+
+    @consistent
+    def explain_branch(self, where: Any, *, truth: bool = False, index_enabled: bool = True) -> Any:
+        """:meth:`explain` of this branch's files alone (``scan.fallback-branch`` not followed, as
+        Paimon reads a fallback branch itself)."""
+        from ..pruning.run import explain_branch
+
+        return explain_branch(self, [where], engine=self.engine, rules=self.rules, truth=truth,
+                              index_enabled=index_enabled)[0]
+
+    @consistent
+    def explain_many(self, wheres: Sequence[Any], *, truth: bool = False, index_enabled: bool = True,
+                     search_mode: str | None = None, order_by: str | None = None,
+                     limit: int | None = None) -> list[Any]:
+        """:meth:`explain` of each predicate (one run of tasks on the table's engine)."""
+        from ..pruning.run import explain_many
+
+        if (order_by is None) != (limit is None):
+            raise PaimonLensError("order_by and limit go together (ORDER BY ... LIMIT n)")
+        topn = None
+        if order_by is not None and limit is not None:
+            from ..pruning.topn import TopN
+
+            topn = TopN.parse(order_by, limit)
+        if topn is None and any(w is None for w in wheres):
+            raise PaimonLensError("a query needs a WHERE condition, an ORDER BY ... LIMIT, or both")
+        return explain_many(self, wheres, engine=self.engine, rules=self.rules, truth=truth,
+                            index_enabled=index_enabled, search_mode=search_mode, topn=topn)
+
+    def explain_distributed(self, where: str, *, truth: bool = False, index_enabled: bool = True,
+                            positions: bool = False, max_positions: int | None = None, output: str = "dataframe",
+                            spark: Any = None, follow_fallback: bool = True, **options: Any) -> Any:
+        """:meth:`explain` planned in Spark tasks, for snapshots whose files do not fit the driver.
+
+        The driver reads the snapshot and its manifest list; the manifests are read, merged per
+        (partition, bucket) and planned in Spark tasks (see :mod:`paimon_lens.distributed.spark_plan`).
+        Returns a :class:`~paimon_lens.distributed.spark_plan.SparkExplainReport`: ``summary()`` and
+        ``funnel()`` exactly as :meth:`explain`'s, ``notes`` (the first ``max_notes`` about files,
+        ``notes_omitted`` counting the rest), and ``files``: the per-file records
+        (``ExplainReport.file_record``) as a Spark DataFrame, never collected unless asked
+        (``records()``).
+
+        Args:
+            where: SQL WHERE text.
+            truth, index_enabled: as for :meth:`explain`.
+            positions, max_positions: include index bitmap positions in the records (at most this
+                many per list), as ``explain --positions``.
+            output: ``"dataframe"`` (persisted, ``storage_level``) or ``"parquet:<path>"`` (written by
+                the tasks; ``mode="overwrite"`` replaces an existing directory).
+            spark: the ``SparkSession`` (default: the table's Spark engine's, else a new one).
+            follow_fallback: a table with ``scan.fallback-branch`` is refused (the fallback branch is
+                not followed here; use :meth:`explain`); False explains this branch's files alone.
+            options: ``mode``, ``storage_level``, ``max_notes``, ``batch_files``,
+                ``entries_per_task`` (see :func:`~paimon_lens.distributed.spark_plan.explain_on_spark`).
+        """
+        return self.explain_many_distributed([where], truth=truth, index_enabled=index_enabled, positions=positions,
+                                             max_positions=max_positions, output=output, spark=spark,
+                                             follow_fallback=follow_fallback, **options)[0]
+
+    def explain_many_distributed(self, wheres: Sequence[Any], *, truth: bool = False, index_enabled: bool = True,
+                                 positions: bool = False, max_positions: int | None = None,
+                                 output: str = "dataframe", spark: Any = None, follow_fallback: bool = True,
+                                 **options: Any) -> list[Any]:
+        """:meth:`explain_distributed` of each predicate, with one read and shuffle of the manifests for
+        all (Parquet output of several predicates: partitioned by ``where_index=<i>``)."""
+        from ..distributed.spark_plan import explain_on_spark, session_of
+        from ..pruning.fallback import FALLBACK_OPTION, fallback_branch
+
+        branch = fallback_branch(self)
+        if follow_fallback and branch is not None:
+            raise PaimonLensError(f"{self.path} reads partitions it lacks from branch {branch!r} "
+                                  f"({FALLBACK_OPTION}); the distributed explain does not follow it: use explain(), "
+                                  "or follow_fallback=False to explain this branch's files alone")
+        from ..pruning import global_index, pk_index
+
+        if global_index.applies(self, self.rules) or pk_index.applies(self, self.rules):
+            raise PaimonLensError(f"{self.path} plans with global or primary-key indexes, which the distributed "
+                                  "explain does not apply yet: use explain()")
+        return explain_on_spark(self, wheres, rules=self.rules, spark=session_of(self, spark),
+                                truth=truth, index_enabled=index_enabled, positions=positions,
+                                max_positions=max_positions, output=output, **options)
+
+    def file_indexes_distributed(self, index_type: str | None = None, *, output: str = "dataframe",
+                                 spark: Any = None, **options: Any) -> Any:
+        """:meth:`file_indexes` decoded in Spark tasks, for snapshots whose files do not fit the driver.
+
+        Returns a :class:`~paimon_lens.distributed.spark_plan.SparkFileIndexes`: ``frame`` (a Spark
+        DataFrame with the columns of :meth:`file_indexes`, typed as
+        :func:`~paimon_lens.engines.to_spark` types that frame), ``rows``, ``files_with_errors``.
+
+        Args:
+            index_type: one index type only (``bloom-filter``, ``bitmap``, ...).
+            output: ``"dataframe"`` or ``"parquet:<path>"``.
+            spark: the ``SparkSession`` (default: the table's Spark engine's, else a new one).
+            options: ``mode``, ``storage_level``, ``batch_files``, ``entries_per_task`` (see
+                :func:`~paimon_lens.distributed.spark_plan.file_indexes_on_spark`).
+        """
+        from ..distributed.spark_plan import file_indexes_on_spark, session_of
+
+        return file_indexes_on_spark(self, spark=session_of(self, spark), index_type=index_type, output=output,
+                                     **options)
+
+    def history(self, start: int | None = None, end: int | None = None, every: int | None = None) -> Any:
+        """The table's timeline: one row per snapshot kept from ``start`` to ``end`` (or every
+        ``every``-th), computed from delta manifests (:class:`~paimon_lens.history.timeline.History`:
+        ``frame()``, ``to_dict()``, ``problems``)."""
+        from ..history.timeline import history
+
+        return history(self, start, end, every)
+
+    def diff(self, a: int, b: int | None = None) -> Any:
+        """What changed from snapshot ``a`` to ``b`` (default: this table's snapshot): files added and
+        removed, each commit between (compactions: which files merged into which), index coverage,
+        deletion vectors, schema and options (:class:`~paimon_lens.history.diff.SnapshotDiff`)."""
+        from ..history.diff import diff
+
+        return diff(self, a, self._snapshot_or(b))
+
+    def explain_diff(self, where: str, a: int, b: int | None = None) -> Any:
+        """``where`` explained at snapshots ``a`` and ``b`` (default: this table's snapshot), the
+        difference in bytes read split into its causes (:class:`~paimon_lens.history.diff.ExplainDiff`)."""
+        from ..history.diff import explain_diff
+
+        return explain_diff(self, where, a, self._snapshot_or(b))
+
+    def _snapshot_or(self, snapshot: int | None) -> int:
+        if snapshot is not None:
+            return int(snapshot)
+        if self.snapshot_id is None:
+            raise PaimonLensError(f"{self.path} has no snapshot")
+        return self.snapshot_id
+
+    @consistent
+    def findings(self, workload: Any = None) -> pd.DataFrame:
+        """What is wrong with the snapshot's layout and indexes, ranked by cost, each with its evidence
+        and the statement that fixes it (:mod:`paimon_lens.advisor.findings`); ``workload`` (a file,
+        a list of WHERE clauses or a Workload) adds the checks that need queries."""
+        return self.find(workload).frame()
+
+    @consistent
+    def find(self, workload: Any = None) -> Any:
+        """The :class:`~paimon_lens.advisor.findings.Findings` behind :meth:`findings` (``to_dict()``,
+        ``problems``), every check at one snapshot."""
+        from ..advisor.findings import find
+        from ..workload.model import as_workload
+
+        wl = None if workload is None else as_workload(workload)
+        return find(self, wl, engine=self.engine, rules=self.rules)  # the indexes' facts, not every decoded index
+
+    @consistent
+    def deletion_vector_infos(self) -> list[Any]:
+        """Every deletion vector of the snapshot, decoded on the table's engine
+        (:class:`~paimon_lens.inventory.deletion_vectors.DeletionVectorInfo`, one per data file; cached)."""
+        from ..inventory.deletion_vectors import deletion_vector_infos
+
+        return list(deletion_vector_infos(self, self.engine))
+
+    def deletion_vectors(self) -> pd.DataFrame:
+        """Every deletion vector of the snapshot, decoded and CRC-checked (one row per data file)."""
+        return self.inspect.deletion_vectors()
+
+    def hash_index(self) -> pd.DataFrame:
+        """HASH (dynamic bucket) index files of the snapshot, decoded."""
+        return self.inspect.hash_index()
+
+    def global_indexes(self) -> pd.DataFrame:
+        """Every global index (data-evolution tables) and primary-key index file of the snapshot:
+        type, column, row range or source files, key range, bytes, the snapshot that added it, and
+        what decoding it found (see :data:`paimon_lens.frame_columns.GLOBAL_INDEX_COLUMNS`)."""
+        return self.inspect.global_indexes()
+
+    def global_index_coverage(self) -> pd.DataFrame:
+        """Per live data file and indexed column: rows covered by a global or primary-key index, and
+        why the others are not (appended after the build, level 0, only moved up a level, rewritten)."""
+        return self.inspect.global_index_coverage()
+
+    def global_index_keys(self, column: str | None = None) -> pd.DataFrame:
+        """Every key of the btree and bitmap global / primary-key indexes, with the rows holding it."""
+        return self.inspect.global_index_keys(column)
+
+
+def open_table(path: str | os.PathLike[str], snapshot: int | str | _dt.datetime | None = None, *,
+               tag: str | None = None,
+               timestamp_ms: int | None = None, storage_options: dict[str, Any] | None = None,
+               progress: bool | None = None, engine: str | Engine | None = None, spark: Any = None,
+               spark_master: str | None = None, branch: str | None = None,
+               path_map: dict[str, str] | None = None, paimon_version: str | None = None) -> Table:
+    """Open the Paimon table in directory ``path`` at one snapshot.
+
+    Args:
+        path: table directory (a string or a path object), local or ``s3://``/``hdfs://``/``oss://``
+            (needs the ``remote`` extra).
+        snapshot: ``None``/``"latest"``, ``"earliest"``, a snapshot id, ``"tag:NAME"``, a
+            ``datetime`` or ISO string (the latest snapshot committed at or before it).
+        tag: select the snapshot a tag points to.
+        timestamp_ms: select the latest snapshot committed at or before this epoch millisecond.
+        storage_options: passed to fsspec for remote paths.
+        progress: show a progress bar while reading many manifests (default: when many).
+        engine: where per-file work runs: ``"local"`` (default, in process), ``"process"`` (a
+            local process pool) or ``"spark"`` (PySpark), or an engine object; see
+            :mod:`paimon_lens.engines`.
+        spark: a ``SparkSession`` for the Spark engine (implies ``engine="spark"``); without
+            one a session is created with ``spark_master`` (default ``local[*]``).
+        branch: read this branch's snapshots, schemas and tags (``<table>/branch/branch-<name>``;
+            default ``main``). A path ending in ``/branch/branch-<name>`` opens that branch of
+            the table above it.
+        path_map: rewrites of file locations, ``{prefix: replacement}``: for a table whose
+            external data paths (``data-file.external-paths``) were copied or are mounted
+            elsewhere, e.g. ``{"oss://bucket/ext": "/mnt/ext"}``. Schemes compare case-insensitively.
+        paimon_version: the Paimon release your engine runs (``"0.9"`` ... ``"2.0"``): ``explain``
+            applies its pruning rules (default: the newest release modelled). See
+            :mod:`paimon_lens.pruning.versions`.
+
+    Raises:
+        TableNotFoundError: ``path`` holds no Paimon table.
+        SnapshotNotFoundError: the requested snapshot does not exist or has expired.
+    """
+    path = os.fspath(path)
+    local, file_io, schemas, snapshots = locate(path, storage_options, path_map, branch)
+    snap, schema = select_snapshot(snapshots, schemas, snapshot, tag=tag, timestamp_ms=timestamp_ms)
+    try:
+        version = normalize_version(paimon_version)
+    except ValueError as e:
+        raise PaimonLensError(str(e)) from None
+    return Table(local, file_io, snap, schema, schemas, snapshots, progress=progress,
+                 engine=get_engine(engine, spark=spark, spark_master=spark_master), paimon_version=version,
+                 follows_latest=is_latest(snapshot, tag, timestamp_ms))
+
+
+__all__ = ["FILE_SOURCES", "LiveFile", "PaimonLensError", "Table", "declared_external_roots", "open_table"]
