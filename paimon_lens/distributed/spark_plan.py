@@ -563,8 +563,8 @@ class IndexWork:
                         facts.values += 1
                     cells[k] = None if null else spark_cell(v, "string")
                 error = as_text(info.error)  # a Spark row holds plain text
-                yield (partition, lf.entry.bucket, f.file_name, f.row_count, info.column, info.index_type,
-                       info.storage, info.index_file, info.bytes, error, cells)
+                yield (partition, lf.entry.bucket, f.file_name, f.row_count, info.column, plain(info.index_type),
+                       plain(info.storage), info.index_file, info.bytes, error, cells)
         out.append(IndexPartial(rows, errors, columns))
 
     def combine(self, a: IndexPartial, b: IndexPartial) -> IndexPartial:

@@ -381,11 +381,12 @@ def pareto(advice: Any) -> Figure:
 
 # ---- export ----------------------------------------------------------------------------------
 def figure_svg(fig: Figure) -> bytes:
-    """The figure as standalone SVG bytes; text stays text (escaped XML) so the browser's fonts draw it."""
+    """The figure as standalone SVG bytes; text stays text (escaped XML) so the browser's fonts draw it.
+    The same figure gives the same bytes (fixed ids, no date): reports of one snapshot compare equal."""
     import matplotlib
 
     buf = io.BytesIO()
-    with matplotlib.rc_context({"svg.fonttype": "none"}), warnings.catch_warnings():
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "paimon-lens"}), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
         fig.savefig(buf, format="svg", metadata={"Date": None})
     return buf.getvalue()

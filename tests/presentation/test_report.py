@@ -11,6 +11,7 @@ import markupsafe
 import pytest
 
 import paimon_lens
+from paimon_lens.presentation.blocks import block_dict
 from paimon_lens.presentation.cli import main
 from paimon_lens.presentation.report import CSP, TuningReport
 
@@ -58,7 +59,7 @@ def test_pk_table_dv_section(tmp_path: Path) -> None:
     assert facts["files with a DV"] == "1" and facts["CRC mismatches"] == "0"
     assert dv.plots
     workload = next(s for s in report.sections if s.key == "workload")
-    assert "No workload was given" in workload.blocks[0]
+    assert "No workload was given" in block_dict(workload.blocks[0])["text"]
     out = report.save(tmp_path / "r.html")
     assert out.read_text(encoding="utf-8") == report.html
 
