@@ -42,6 +42,7 @@ __all__ = [
     "open_table",
     "recommend",
     "report",
+    "set_gc_pause",
     "workload_from_spark_event_logs",
     "workload_from_sql_history",
 ]
@@ -64,6 +65,17 @@ def open_table(path: str | os.PathLike[str], snapshot: int | str | datetime.date
     return _open(path, snapshot, tag=tag, timestamp_ms=timestamp_ms, storage_options=storage_options,
                  progress=progress, engine=engine, spark=spark, spark_master=spark_master, branch=branch,
                  path_map=path_map, paimon_version=paimon_version)
+
+
+def set_gc_pause(enabled: bool | None) -> None:
+    """Let paimon-lens pause this process's cyclic garbage collector while it decodes metadata in
+    bulk (True), never (False), or only with ``PAIMON_LENS_GC_PAUSE=1`` (None, the default). A
+    cold ``explain`` on many files is about a quarter faster with it, a warm one more; the
+    ``paimon-lens`` command and the engines' worker processes always may. See
+    :mod:`paimon_lens.metadata.gc_pause`."""
+    from .metadata.gc_pause import set_gc_pause as _set
+
+    _set(enabled)
 
 
 def open_catalog(warehouse: str, storage_options: dict[str, Any] | None = None, **table_options: Any) -> Catalog:

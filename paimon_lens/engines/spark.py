@@ -64,8 +64,9 @@ def create_session(master: str | None = None, app_name: str = "paimon-lens") -> 
 
 
 def _run_pickled(fn: Callable[[Any], Any], blob: bytes) -> bytes:
-    """A task: ``fn`` of the pickled item, its result (or :class:`~.tasks.Failure`) pickled."""
-    with gc_paused():
+    """A task: ``fn`` of the pickled item, its result (or :class:`~.tasks.Failure`) pickled (in a
+    Python worker of Spark's: a process of our own, whose collector may pause)."""
+    with gc_paused(own_process=True):
         return pickle.dumps(guarded(fn, pickle.loads(blob)), protocol=pickle.HIGHEST_PROTOCOL)
 
 

@@ -29,13 +29,15 @@ class Failure:
 
 
 def guarded(fn: Callable[[T], R], item: T) -> R | Failure:
-    """``fn(item)``, or the :class:`Failure` describing the paimon-lens error it raised.
+    """``fn(item)``, or the :class:`Failure` describing the paimon-lens error it raised; runs in an
+    engine's worker process.
 
-    The cyclic garbage collector is paused meanwhile: a task builds many long-lived objects
-    (manifest entries, verdicts) and would otherwise scan them again and again.
+    The cyclic garbage collector of the worker (a process of our own) is paused meanwhile: a task
+    builds many long-lived objects (manifest entries, verdicts) and would otherwise scan them again
+    and again.
     """
     try:
-        with gc_paused():
+        with gc_paused(own_process=True):
             return fn(item)
     except PaimonLensError as e:
         return Failure(type(e).__name__, str(e))

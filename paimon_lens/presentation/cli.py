@@ -958,8 +958,12 @@ def run() -> int:
     """The ``paimon-lens`` console script (and ``python -m paimon_lens``): :func:`main` in a process
     of its own, whose Arrow buffers use the system allocator unless ``ARROW_DEFAULT_MEMORY_POOL``
     says otherwise (Arrow's default, mimalloc, keeps freed pages: a command's frames are built one
-    after another, and with it a report's peak memory grows by what earlier sections freed)."""
+    after another, and with it a report's peak memory grows by what earlier sections freed), and
+    whose garbage collector paimon-lens may pause (:mod:`paimon_lens.metadata.gc_pause`)."""
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    from ..metadata.gc_pause import set_gc_pause
+
+    set_gc_pause(True)  # the command's own process: its collector may pause during bulk decoding
     return main()
 
 
