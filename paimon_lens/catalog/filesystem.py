@@ -20,6 +20,8 @@ from ..errors import PaimonLensError, TableNotFoundError
 from ..io.fileio import get_file_io, normalize_uri
 
 if TYPE_CHECKING:
+    from ..engines.base import Engine
+    from ..presentation.health import WarehouseHealth
     from ..table.facade import Table
 
 DB_SUFFIX = ".db"
@@ -104,7 +106,7 @@ class Catalog:
             kwargs.setdefault("storage_options", self.storage_options)
         return open_table(path, **kwargs)
 
-    def health(self, workload_dir: str | None = None, engine: Any = None) -> Any:
+    def health(self, workload_dir: str | None = None, engine: str | Engine | None = None) -> WarehouseHealth:
         """Every table in one row, the most to save first
         (:class:`~paimon_lens.presentation.health.WarehouseHealth`: ``frame()``, ``to_dict()``, ``html``);
         ``workload_dir`` holds ``<db>.<table>.sql`` (or ``<table>.sql``) workload files. On

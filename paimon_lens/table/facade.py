@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from ..engines import get_engine
 from ..engines.base import Engine
@@ -35,12 +35,25 @@ from ..metadata.snapshot_reader import (
     locate,
     select_snapshot,
 )
+from ..predicate.model import CompoundPredicate, LeafPredicate
 from ..pruning.versions import PaimonRules, normalize_version, rules_for
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..advisor.findings import Findings
+    from ..distributed.spark_plan import SparkExplainReport, SparkFileIndexes
+    from ..history.diff import ExplainDiff, SnapshotDiff
+    from ..history.timeline import History
+    from ..inventory.deletion_vectors import DeletionVectorInfo
+    from ..inventory.file_indexes import IndexInfo
+    from ..predicate.model import Predicate
+    from ..pruning.explain import ExplainReport
+    from ..pruning.topn import TopN
+    from ..workload.model import Workload
     from .inspect import InspectTable
+
+    WorkloadLike = Workload | str | os.PathLike[str] | Sequence[str | tuple[str, float]] | None
 
 
 class Table(SnapshotReader):
@@ -102,7 +115,7 @@ class Table(SnapshotReader):
         return self.inspect.index_manifest()
 
     @consistent
-    def index_infos(self) -> list[Any]:
+    def index_infos(self) -> list[IndexInfo]:
         """Every decoded index of every live file (:class:`~paimon_lens.inventory.file_indexes.IndexInfo`,
         decoded on the table's engine once per snapshot)."""
         from ..inventory.file_indexes import table_file_indexes
@@ -128,48 +141,95 @@ class Table(SnapshotReader):
         """Every value of ``column``'s bitmap indexes with its row count and bitmap bytes, per file."""
         return self.inspect.bitmap_values(column)
 
-    @consistent
-    def explain(self, where: str | None, *, truth: bool = False, index_enabled: bool = True,
-                search_mode: str | None = None, order_by: str | None = None, limit: int | None = None) -> Any:
-        """Which files ``where`` makes Paimon read and why; see :func:`paimon_lens.pruning.explain.explain`
-        (``search_mode``: the query's ``scalar-index.search-mode`` for tables with global indexes;
-        ``order_by="col [DESC]"`` with ``limit``: the query's ``ORDER BY ... LIMIT``, pushed down as
-        Paimon pushes a TopN; ``where`` may then be None)."""
-        return self.explain_many([where], truth=truth, index_enabled=index_enabled, search_mode=search_mode,
-                                 order_by=order_by, limit=limit)[0]
+    @overload
+    def explain(  # type: ignore[overload-overlap]  # a str is one predicate, not a sequence of them
+            self, where: str | Predicate | None, *, truth: bool = ..., index_enabled: bool = ...,
+            search_mode: str | None = ..., order_by: str | None = ..., limit: int | None = ...,
+            follow_fallback: bool = ..., distributed: Literal[False] = ...) -> ExplainReport: ...
+
+    @overload
+    def explain(self, where: Sequence[str | Predicate | None], *, truth: bool = ..., index_enabled: bool = ...,
+                search_mode: str | None = ..., order_by: str | None = ..., limit: int | None = ...,
+                follow_fallback: bool = ..., distributed: Literal[False] = ...) -> list[ExplainReport]: ...
+
+    @overload
+    def explain(self, where: str | Predicate, *, truth: bool = ..., index_enabled: bool = ...,
+                follow_fallback: bool = ..., distributed: Literal[True], **options: Any) -> SparkExplainReport: ...
+
+    @overload
+    def explain(self, where: Sequence[str | Predicate], *, truth: bool = ..., index_enabled: bool = ...,
+                follow_fallback: bool = ..., distributed: Literal[True],
+                **options: Any) -> list[SparkExplainReport]: ...
+
+    def explain(self, where: Any, *, truth: bool = False, index_enabled: bool = True, search_mode: str | None = None,
+                order_by: str | None = None, limit: int | None = None, follow_fallback: bool = True,
+                distributed: bool = False, **options: Any) -> Any:
+        """Which files ``where`` makes Paimon read and why (see :func:`paimon_lens.pruning.explain.explain`):
+        one report for one predicate (SQL WHERE text or a :class:`~paimon_lens.predicate.model.Predicate`),
+        a list for a list of them (planned in one run of tasks on the table's engine).
+
+        Args:
+            truth: read the data files and count the rows that really match, beside what Paimon reads.
+            index_enabled: as Paimon with ``file-index.read.enabled``; False: as with it off.
+            search_mode: the query's ``scalar-index.search-mode`` (tables with global indexes).
+            order_by, limit: the query's ``ORDER BY col [DESC] LIMIT n``, pushed down as Paimon pushes
+                a TopN; ``where`` may then be None.
+            follow_fallback: False explains this branch's files alone (``scan.fallback-branch`` not
+                followed, as Paimon reads a fallback branch itself).
+            distributed: planned in Spark tasks, for snapshots whose files do not fit the driver: a
+                :class:`~paimon_lens.distributed.spark_plan.SparkExplainReport` per predicate;
+                ``options`` are those of :meth:`explain_many_distributed` (``positions``,
+                ``output``, ``spark`` ...).
+        """
+        single = where is None or isinstance(where, str | LeafPredicate | CompoundPredicate)
+        wheres = [where] if single else list(where)
+        if distributed:
+            if search_mode is not None or order_by is not None or limit is not None:
+                raise PaimonLensError("the distributed explain plans WHERE conditions only (no search_mode, "
+                                      "ORDER BY or LIMIT): use distributed=False")
+            got: list[Any] = self.explain_many_distributed(wheres, truth=truth, index_enabled=index_enabled,
+                                                           follow_fallback=follow_fallback, **options)
+        else:
+            if options:
+                raise PaimonLensError(f"options of the distributed explain without distributed=True: "
+                                      f"{', '.join(sorted(options))}")
+            if follow_fallback:
+                got = self.explain_many(wheres, truth=truth, index_enabled=index_enabled, search_mode=search_mode,
+                                        order_by=order_by, limit=limit)
+            else:
+                got = self._explain_branch(wheres, truth=truth, index_enabled=index_enabled, search_mode=search_mode,
+                                           order_by=order_by, limit=limit)
+        return got[0] if single else got
+
+    def explain_branch(self, where: str | Predicate | None, *, truth: bool = False,
+                       index_enabled: bool = True) -> ExplainReport:
+        """``explain(where, follow_fallback=False)``: this branch's files alone."""
+        return self._explain_branch([where], truth=truth, index_enabled=index_enabled)[0]
 
     @consistent
-    def explain_branch(self, where: Any, *, truth: bool = False, index_enabled: bool = True) -> Any:
-        """:meth:`explain` of this branch's files alone (``scan.fallback-branch`` not followed, as
-        Paimon reads a fallback branch itself)."""
+    def _explain_branch(self, wheres: Sequence[str | Predicate | None], *, truth: bool = False,
+                        index_enabled: bool = True, search_mode: str | None = None, order_by: str | None = None,
+                        limit: int | None = None) -> list[ExplainReport]:
         from ..pruning.run import explain_branch
 
-        return explain_branch(self, [where], engine=self.engine, rules=self.rules, truth=truth,
-                              index_enabled=index_enabled)[0]
+        return explain_branch(self, wheres, engine=self.engine, rules=self.rules, truth=truth,
+                              index_enabled=index_enabled, search_mode=search_mode, topn=_topn(order_by, limit, wheres))
 
     @consistent
-    def explain_many(self, wheres: Sequence[Any], *, truth: bool = False, index_enabled: bool = True,
-                     search_mode: str | None = None, order_by: str | None = None,
-                     limit: int | None = None) -> list[Any]:
-        """:meth:`explain` of each predicate (one run of tasks on the table's engine)."""
+    def explain_many(self, wheres: Sequence[str | Predicate | None], *, truth: bool = False,
+                     index_enabled: bool = True, search_mode: str | None = None, order_by: str | None = None,
+                     limit: int | None = None) -> list[ExplainReport]:
+        """``explain(wheres)`` with a list: each predicate (one run of tasks on the table's engine)."""
         from ..pruning.run import explain_many
 
-        if (order_by is None) != (limit is None):
-            raise PaimonLensError("order_by and limit go together (ORDER BY ... LIMIT n)")
-        topn = None
-        if order_by is not None and limit is not None:
-            from ..pruning.topn import TopN
-
-            topn = TopN.parse(order_by, limit)
-        if topn is None and any(w is None for w in wheres):
-            raise PaimonLensError("a query needs a WHERE condition, an ORDER BY ... LIMIT, or both")
         return explain_many(self, wheres, engine=self.engine, rules=self.rules, truth=truth,
-                            index_enabled=index_enabled, search_mode=search_mode, topn=topn)
+                            index_enabled=index_enabled, search_mode=search_mode, topn=_topn(order_by, limit, wheres))
 
     def explain_distributed(self, where: str, *, truth: bool = False, index_enabled: bool = True,
                             positions: bool = False, max_positions: int | None = None, output: str = "dataframe",
-                            spark: Any = None, follow_fallback: bool = True, **options: Any) -> Any:
-        """:meth:`explain` planned in Spark tasks, for snapshots whose files do not fit the driver.
+                            spark: Any = None, follow_fallback: bool = True, **options: Any) -> SparkExplainReport:
+        """``explain(where, distributed=True)``: planned in Spark tasks, for snapshots whose files do not
+        fit the driver.
 
         The driver reads the snapshot and its manifest list; the manifests are read, merged per
         (partition, bucket) and planned in Spark tasks (see :mod:`paimon_lens.distributed.spark_plan`).
@@ -196,10 +256,11 @@ class Table(SnapshotReader):
                                              max_positions=max_positions, output=output, spark=spark,
                                              follow_fallback=follow_fallback, **options)[0]
 
-    def explain_many_distributed(self, wheres: Sequence[Any], *, truth: bool = False, index_enabled: bool = True,
+    def explain_many_distributed(self, wheres: Sequence[str | Predicate], *, truth: bool = False,
+                                 index_enabled: bool = True,
                                  positions: bool = False, max_positions: int | None = None,
                                  output: str = "dataframe", spark: Any = None, follow_fallback: bool = True,
-                                 **options: Any) -> list[Any]:
+                                 **options: Any) -> list[SparkExplainReport]:
         """:meth:`explain_distributed` of each predicate, with one read and shuffle of the manifests for
         all (Parquet output of several predicates: partitioned by ``where_index=<i>``)."""
         from ..distributed.spark_plan import explain_on_spark, session_of
@@ -220,7 +281,7 @@ class Table(SnapshotReader):
                                 max_positions=max_positions, output=output, **options)
 
     def file_indexes_distributed(self, index_type: str | None = None, *, output: str = "dataframe",
-                                 spark: Any = None, **options: Any) -> Any:
+                                 spark: Any = None, **options: Any) -> SparkFileIndexes:
         """:meth:`file_indexes` decoded in Spark tasks, for snapshots whose files do not fit the driver.
 
         Returns a :class:`~paimon_lens.distributed.spark_plan.SparkFileIndexes`: ``frame`` (a Spark
@@ -239,7 +300,7 @@ class Table(SnapshotReader):
         return file_indexes_on_spark(self, spark=session_of(self, spark), index_type=index_type, output=output,
                                      **options)
 
-    def history(self, start: int | None = None, end: int | None = None, every: int | None = None) -> Any:
+    def history(self, start: int | None = None, end: int | None = None, every: int | None = None) -> History:
         """The table's timeline: one row per snapshot kept from ``start`` to ``end`` (or every
         ``every``-th), computed from delta manifests (:class:`~paimon_lens.history.timeline.History`:
         ``frame()``, ``to_dict()``, ``problems``)."""
@@ -247,7 +308,7 @@ class Table(SnapshotReader):
 
         return history(self, start, end, every)
 
-    def diff(self, a: int, b: int | None = None) -> Any:
+    def diff(self, a: int, b: int | None = None) -> SnapshotDiff:
         """What changed from snapshot ``a`` to ``b`` (default: this table's snapshot): files added and
         removed, each commit between (compactions: which files merged into which), index coverage,
         deletion vectors, schema and options (:class:`~paimon_lens.history.diff.SnapshotDiff`)."""
@@ -255,7 +316,7 @@ class Table(SnapshotReader):
 
         return diff(self, a, self._snapshot_or(b))
 
-    def explain_diff(self, where: str, a: int, b: int | None = None) -> Any:
+    def explain_diff(self, where: str, a: int, b: int | None = None) -> ExplainDiff:
         """``where`` explained at snapshots ``a`` and ``b`` (default: this table's snapshot), the
         difference in bytes read split into its causes (:class:`~paimon_lens.history.diff.ExplainDiff`)."""
         from ..history.diff import explain_diff
@@ -270,14 +331,14 @@ class Table(SnapshotReader):
         return self.snapshot_id
 
     @consistent
-    def findings(self, workload: Any = None) -> pd.DataFrame:
+    def findings(self, workload: WorkloadLike = None) -> pd.DataFrame:
         """What is wrong with the snapshot's layout and indexes, ranked by cost, each with its evidence
         and the statement that fixes it (:mod:`paimon_lens.advisor.findings`); ``workload`` (a file,
         a list of WHERE clauses or a Workload) adds the checks that need queries."""
         return self.find(workload).frame()
 
     @consistent
-    def find(self, workload: Any = None) -> Any:
+    def find(self, workload: WorkloadLike = None) -> Findings:
         """The :class:`~paimon_lens.advisor.findings.Findings` behind :meth:`findings` (``to_dict()``,
         ``problems``), every check at one snapshot."""
         from ..advisor.findings import find
@@ -287,7 +348,7 @@ class Table(SnapshotReader):
         return find(self, wl, engine=self.engine, rules=self.rules)  # the indexes' facts, not every decoded index
 
     @consistent
-    def deletion_vector_infos(self) -> list[Any]:
+    def deletion_vector_infos(self) -> list[DeletionVectorInfo]:
         """Every deletion vector of the snapshot, decoded on the table's engine
         (:class:`~paimon_lens.inventory.deletion_vectors.DeletionVectorInfo`, one per data file; cached)."""
         from ..inventory.deletion_vectors import deletion_vector_infos
@@ -316,6 +377,21 @@ class Table(SnapshotReader):
     def global_index_keys(self, column: str | None = None) -> pd.DataFrame:
         """Every key of the btree and bitmap global / primary-key indexes, with the rows holding it."""
         return self.inspect.global_index_keys(column)
+
+
+def _topn(order_by: str | None, limit: int | None, wheres: Sequence[Any]) -> TopN | None:
+    """The query's TopN (None without ``ORDER BY ... LIMIT``); refuses a query with neither a
+    condition nor a TopN, and an ORDER BY without its LIMIT."""
+    if (order_by is None) != (limit is None):
+        raise PaimonLensError("order_by and limit go together (ORDER BY ... LIMIT n)")
+    topn = None
+    if order_by is not None and limit is not None:
+        from ..pruning.topn import TopN
+
+        topn = TopN.parse(order_by, limit)
+    if topn is None and any(w is None for w in wheres):
+        raise PaimonLensError("a query needs a WHERE condition, an ORDER BY ... LIMIT, or both")
+    return topn
 
 
 def open_table(path: str | os.PathLike[str], snapshot: int | str | _dt.datetime | None = None, *,

@@ -199,3 +199,17 @@ def test_cli_output_parquet(spark: Any, tmp_path: Path) -> None:
     with redirect_stderr(err):
         assert main(["explain", path, "--where", wheres[0], "--output-parquet", str(tmp_path / "x")]) == 2
     assert "--engine spark" in err.getvalue()
+
+
+def test_one_explain_plans_on_spark_when_asked(spark: Any) -> None:
+    """``explain(..., distributed=True)`` is the distributed explain, for one predicate or several."""
+    path, wheres = _oracle("oracle_orders_dv20")
+    table = pl.open_table(path)
+    one = table.explain(wheres[0], distributed=True, spark=spark, truth=True)
+    _assert_same(one, table.explain(wheres[0], truth=True))
+    several = table.explain(wheres[:2], distributed=True, spark=spark)
+    assert [r.summary() for r in several] == [r.summary() for r in table.explain(wheres[:2])]
+    for report in (one, *several):
+        report.unpersist()
+    with pytest.raises(PaimonLensError, match="WHERE conditions only"):
+        table.explain(wheres[0], distributed=True, order_by="id", limit=3)
