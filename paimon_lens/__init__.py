@@ -130,10 +130,10 @@ def report(table: TableLike, workload: WorkloadLike = None, recommendations: Adv
         if wanted and advice is None:
             from .advisor.advise import recommend as _recommend
 
-            advice = _recommend(t, workload, **recommend_options)
+            advice = _recommend(t.reader, workload, engine=t.engine, rules=t.rules, **recommend_options)
         return build_report(t, workload, advice)
 
-    return run_consistently(t, build)  # advice and report of one snapshot
+    return run_consistently(t.reader, build)  # advice and report of one snapshot
 
 
 def recommend(table: TableLike, workload: WorkloadLike = None, **options: Any) -> Advice:
@@ -146,7 +146,8 @@ def recommend(table: TableLike, workload: WorkloadLike = None, **options: Any) -
     """
     from .advisor.advise import recommend as _recommend
 
-    return _recommend(_as_table(table), workload, **options)
+    t = _as_table(table)
+    return _recommend(t.reader, workload, engine=t.engine, rules=t.rules, **options)
 
 
 def explore(table: TableLike) -> Explorer:

@@ -50,7 +50,7 @@ from ..errors import PaimonLensError
 from ..frame_columns import RECOMMENDATION_COLUMNS, TRADEOFF_COLUMNS
 from ..inventory.global_indexes import global_index_columns
 from ..metadata.consistency import consistent
-from ..pruning.versions import rules_of
+from ..pruning.versions import PaimonRules, rules_of_newest
 from ..workload.model import Workload, as_workload
 from ..writer.file_index import DEFAULT_IN_MANIFEST_THRESHOLD, PREFIX, in_manifest_threshold, parse_index_options
 from .candidates import (
@@ -69,6 +69,7 @@ from .candidates import (
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..engines.base import Engine
     from ..metadata.snapshot_reader import SnapshotReader
     from .profile import TableProfile
     from .whatif import WhatIfResult
@@ -141,6 +142,8 @@ class Advice:
     query_runs: int
     notes: list[str] = field(default_factory=list)
     skipped_queries: list[dict[str, Any]] = field(default_factory=list)
+    rules: PaimonRules = field(default_factory=rules_of_newest)
+    """The Paimon release whose planning the measurements followed."""
     """Workload queries left out because they do not parse (``where``, ``line``, ``label``, ``error``)."""
 
     @property
@@ -235,7 +238,7 @@ class Advice:
         """``{"recommendations": [...], "statements": [...], ...}`` (the CLI contract)."""
         spark, flink = self.statements("spark"), self.statements("flink")
         return {
-            "table": self.table.path, "branch": self.table.branch, "paimon_version": rules_of(self.table).version,
+            "table": self.table.path, "branch": self.table.branch, "paimon_version": self.rules.version,
             "snapshot_id": self.whatif.snapshot_id,
             "recommendations": [r.to_dict() for r in self.recommendations],
             "statements": spark + flink,
@@ -505,11 +508,12 @@ def _advise_threshold(table: SnapshotReader, result: WhatIfResult, chosen: Seque
 def recommend(table: SnapshotReader, workload: Any = None, *, columns: Sequence[str] | None = None,
               index_types: Sequence[str] | None = None, max_files: int | None = None,
               sample_rows_per_file: int | None = None, seed: int = 0, query_runs: int = QUERY_RUNS,
-              progress: bool | None = None) -> Advice:
+              progress: bool | None = None, engine: Engine | None = None,
+              rules: PaimonRules | None = None) -> Advice:
     """Measure candidate indexes on the table's own data and advise which to add, change or drop.
 
     Args:
-        table: the table (its selected snapshot).
+        table: the table's snapshot.
         workload: WHERE clauses (a :class:`~paimon_lens.workload.Workload`, a workload file, a list
             of strings or ``(where, weight)`` pairs); None derives one from the column profiles
             (point lookups on present and absent values, IN lists, ranges) and says so.
@@ -523,13 +527,16 @@ def recommend(table: SnapshotReader, workload: Any = None, *, columns: Sequence[
             against stored bytes).
         progress: progress bars for profiling and measuring: True at once, False never, None once
             the work is long (:mod:`paimon_lens.progress`).
+        engine: where the files are profiled and measured (default: here).
+        rules: the Paimon release whose planning is followed (default: the newest modelled).
     """
     from .derive import derive_workload
     from .profile import profile_table
     from .whatif import measure
 
+    rules = rules or rules_of_newest()
     profile = profile_table(table, max_files=max_files, sample_rows_per_file=sample_rows_per_file, seed=seed,
-                            progress=progress)
+                            progress=progress, engine=engine)
     derived = workload is None
     wl: Workload = derive_workload(table, profile, seed=seed) if derived else as_workload(workload)
     if not len(wl):
@@ -560,9 +567,10 @@ def recommend(table: SnapshotReader, workload: Any = None, *, columns: Sequence[
         label = f"existing {spec.index_type} " + " ".join(f"{k}={v}" for k, v in spec.options.items())
         if (spec.column, label.strip()) not in labels:
             cands.append(Candidate(spec.column, spec.index_type, dict(spec.options), label.strip()))
-    result = measure(table, wl, cands, max_files=max_files, seed=seed, progress=progress)
+    result = measure(table, wl, cands, max_files=max_files, seed=seed, progress=progress, engine=engine, rules=rules)
     advice = _advise(table, wl, derived, profile, result, wanted_cols, existing, query_runs)
-    _global_advice(table, wl, advice, wanted_cols, profile, index_types)
+    advice.rules = rules
+    _global_advice(table, wl, advice, wanted_cols, profile, index_types, rules)
     advice.skipped_queries = skipped
     advice.notes[:0] = [f"workload {q['label']} skipped: {q['error']}" for q in skipped]
     return advice
@@ -573,7 +581,7 @@ GLOBAL_OVER_FILE = 1.25
 
 
 def _global_advice(table: SnapshotReader, wl: Workload, advice: Advice, columns: Sequence[str], profile: Any,
-                   index_types: Sequence[str] | None) -> None:
+                   index_types: Sequence[str] | None, rules: PaimonRules) -> None:
     """Data-evolution tables: a btree global index instead of a column's file-index advice where it
     avoids clearly more bytes (see :mod:`.global_whatif`), measured on the table's data."""
     from ..units import human_bytes
@@ -582,7 +590,7 @@ def _global_advice(table: SnapshotReader, wl: Workload, advice: Advice, columns:
     if index_types is not None and "btree" not in index_types:
         return
     distinct = {c.name: c.distinct_count for c in profile.columns}
-    gains, notes = measure_global(table, wl, list(columns), rules_of(table), distinct)
+    gains, notes = measure_global(table, wl, list(columns), rules, distinct)
     advice.notes.extend(notes)
     for col, g in gains.items():
         current = next((r for r in advice.recommendations if r.column == col and r.scope == "file"

@@ -63,7 +63,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..engines.files import engine_of, map_file_chunks, task_count
+from ..engines.base import Engine
+from ..engines.files import map_file_chunks, task_count
+from ..engines.local import LOCAL
 from ..errors import CorruptFileError, PaimonLensError
 from ..formats.data_file import arrow_from_internal, arrow_type, internal_values, read_stored_columns
 from ..frame_columns import COLUMN_FRAME_COLUMNS, FILE_FRAME_COLUMNS
@@ -685,7 +687,8 @@ _NO_COUNTS = np.zeros(0, np.int64)
 @consistent
 def profile_table(table: SnapshotReader, columns: Sequence[str] | None = None, *, max_files: int | None = None,
                   sample_rows_per_file: int | None = None, seed: int = 0, top_k: int = 10,
-                  skip_deleted: bool = False, progress: bool | None = None) -> TableProfile:
+                  skip_deleted: bool = False, progress: bool | None = None,
+                  engine: Engine | None = None) -> TableProfile:
     """Profile the columns of a table's live data files (see the module docs for every measure).
 
     The files are read on the table's engine (:mod:`paimon_lens.engines`): on a distributed one,
@@ -725,7 +728,7 @@ def profile_table(table: SnapshotReader, columns: Sequence[str] | None = None, *
         rng = np.random.default_rng(seed)
         chosen = [chosen[i] for i in sorted(rng.choice(len(live), max(0, max_files), replace=False))]
     dvs = _deletion_vectors(table)
-    engine = engine_of(table)
+    engine = engine or LOCAL
     run = partial(_profile_chunk, fields=fields, top_k=top_k, sample_rows=sample_rows_per_file, seed=seed,
                   skip_deleted=skip_deleted, progress=progress if task_count(engine) == 1 else False)
     chosen_files = [lf for _, lf in chosen]

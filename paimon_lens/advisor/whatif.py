@@ -59,7 +59,9 @@ from typing import TYPE_CHECKING, Any
 
 from pyroaring import BitMap
 
-from ..engines.files import engine_of, map_file_chunks, task_count
+from ..engines.base import Engine
+from ..engines.files import map_file_chunks, task_count
+from ..engines.local import LOCAL
 from ..errors import PaimonLensError
 from ..formats.bit_slice import BitSliceIndexBitmap, trailing_ones
 from ..formats.bitmap import BitmapFileIndexReader, BitmapIndexWriter
@@ -90,6 +92,7 @@ if TYPE_CHECKING:
 
     from ..metadata.schema import TableSchema
     from ..metadata.snapshot_reader import LiveFile, SnapshotReader
+    from ..pruning.versions import PaimonRules
 
 WorkloadLike = Workload | str | os.PathLike[str] | Iterable[str | tuple[str, float]]
 
@@ -475,12 +478,13 @@ class _Baseline:
     sizes: dict[str, int]
 
 
-def _baselines(table: SnapshotReader, workload: Workload, sampled: set[str]) -> list[_Baseline]:
+def _baselines(table: SnapshotReader, workload: Workload, sampled: set[str], engine: Engine,
+               rules: PaimonRules | None) -> list[_Baseline]:
     from ..predicate.parser import parse_where
 
     predicates = [q.predicate if q.predicate is not None else parse_where(q.where, table.schema.fields)
                   for q in workload]
-    reports = explain_many(table, predicates, engine=engine_of(table), index_enabled=False)
+    reports = explain_many(table, predicates, engine=engine, rules=rules, index_enabled=False)
     out = []
     for q, predicate, report in zip(workload, predicates, reports):
         read = [f for f in report.files if f.read]
@@ -702,7 +706,8 @@ def _measure_chunk(table: SnapshotReader, lfs: Sequence[LiveFile],
 
 @consistent
 def measure(table: SnapshotReader, workload: WorkloadLike, candidates: Sequence[Candidate], *,
-            max_files: int | None = None, seed: int = 0, progress: bool | None = None) -> WhatIfResult:
+            max_files: int | None = None, seed: int = 0, progress: bool | None = None,
+            engine: Engine | None = None, rules: PaimonRules | None = None) -> WhatIfResult:
     """Build every candidate's index for the table's data files and run the workload against it.
 
     Args:
@@ -737,7 +742,8 @@ def measure(table: SnapshotReader, workload: WorkloadLike, candidates: Sequence[
     files = [lf for lf in table.live_files() if not is_blob_file(lf.entry.file.file_name)]  # BLOB columns only
     sample = _sample(files, max_files, seed)
     sampled_names = {lf.entry.file.file_name for lf in sample}
-    baselines = _baselines(table, wl, sampled_names)
+    engine = engine or LOCAL
+    baselines = _baselines(table, wl, sampled_names, engine, rules)
     from ..pruning.read_stages import deletion_vector_bitmaps
 
     dvs = deletion_vector_bitmaps(table)
@@ -750,7 +756,6 @@ def measure(table: SnapshotReader, workload: WorkloadLike, candidates: Sequence[
         name = lf.entry.file.file_name
         reads = [(qi, b.rows[name], b.sizes[name]) for qi, b in enumerate(baselines) if name in b.rows]
         extras.append((reads, dvs.get(name)))
-    engine = engine_of(table)
     run = partial(_measure_chunk, cands=cands, field_ids=field_ids, wanted_ids=wanted_ids,
                   predicates=[b.query.predicate for b in baselines],
                   progress=progress if task_count(engine) == 1 else False)

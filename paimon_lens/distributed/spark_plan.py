@@ -48,7 +48,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ..engines.spark import create_session, is_null, plain, spark_cell, spark_kind
+from ..engines.base import Engine
+from ..engines.spark import SparkEngine, create_session, is_null, plain, spark_cell, spark_kind
 from ..errors import PaimonLensError, TaskError, as_text, note_file
 from ..frame_columns import FILE_INDEX_COLUMNS
 from ..inventory.file_indexes import file_indexes, summary_values
@@ -633,12 +634,13 @@ class SparkFileIndexes:
 
 # ---- the driver ----------------------------------------------------------------------------------
 
-def session_of(table: Any, spark: Any = None) -> Any:
-    """The Spark session to plan with: ``spark``, else the table's Spark engine's, else a new one."""
+def session_of(engine: Engine, spark: Any = None) -> Any:
+    """The Spark session to plan with: ``spark``, else the table's engine's (a Spark engine), else a new one."""
     if spark is not None:
         return spark
-    engine_spark = getattr(getattr(table, "engine", None), "spark", None)
-    return engine_spark if engine_spark is not None else create_session()
+    if isinstance(engine, SparkEngine):
+        return engine.spark
+    return create_session()
 
 
 def parse_output(output: str) -> str | None:

@@ -19,18 +19,11 @@ from typing import Any, TypeVar
 from ..metadata.manifest import IndexFileMeta, ManifestEntry
 from ..metadata.snapshot_reader import LiveFile, Mapper, ReaderHandle, SnapshotReader
 from .base import Engine
-from .local import LOCAL
 
 R = TypeVar("R")
 
 TASKS_PER_WORKER = 2
 """Tasks per unit of engine parallelism when work is chunked (evens out uneven groups)."""
-
-
-def engine_of(reader: object) -> Engine:
-    """The engine a reader was opened with (a :class:`paimon_lens.Table`'s ``engine``), else the local one."""
-    engine: Engine | None = getattr(reader, "engine", None)
-    return engine or LOCAL
 
 
 def task_count(engine: Engine) -> int:

@@ -35,6 +35,9 @@ from .timeline import _File, _Timeline
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..engines.base import Engine
+    from ..pruning.versions import PaimonRules
+
 
 _KINDS = {"COMPACT": "compaction", "APPEND": "append", "OVERWRITE": "overwrite"}
 
@@ -420,24 +423,31 @@ def _lost(inputs: Sequence[FileFacts], outputs: Sequence[FileFacts], columns: li
     return f" ({'; '.join(parts)})" if parts else ""
 
 
-def explain_diff(table: SnapshotReader, where: str, a: int, b: int, *, explain: Any = None) -> ExplainDiff:
+def explain_diff(table: SnapshotReader, where: str, a: int, b: int, *, explain: Any = None,
+                 engine: Engine | None = None, rules: PaimonRules | None = None) -> ExplainDiff:
     """``where`` explained at snapshots ``a`` and ``b``, the difference in bytes read split into
-    causes (see the module docs); ``explain(reader, where)`` explains one snapshot (default: the
-    table's ``explain``)."""
-    result = explain_diffs(table, [where], a, b, explain=explain)[0]
+    causes (see the module docs); ``explain(reader, where)`` explains one snapshot (default:
+    Paimon's plan with ``rules`` on ``engine``)."""
+    result = explain_diffs(table, [where], a, b, explain=explain, engine=engine, rules=rules)[0]
     if isinstance(result, PaimonLensError):
         raise result
     return result
 
 
-def explain_diffs(table: SnapshotReader, wheres: Sequence[str], a: int, b: int, *,
-                  explain: Any = None) -> list[ExplainDiff | PaimonLensError]:
+def explain_diffs(table: SnapshotReader, wheres: Sequence[str], a: int, b: int, *, explain: Any = None,
+                  engine: Engine | None = None,
+                  rules: PaimonRules | None = None) -> list[ExplainDiff | PaimonLensError]:
     """:func:`explain_diff` of each predicate over one walk of the commits between; a predicate that
     cannot be explained at one of the snapshots gives its error (naming the snapshot) in its place."""
     if a > b:
         raise PaimonLensError(f"compare snapshot {a} with {b}: the first must be the older")
     walk = _Walk(table, a, b)
-    run = explain or (lambda reader, text: reader.explain(text))
+    def plan(reader: SnapshotReader, text: str) -> Any:
+        from ..pruning.run import explain_many
+
+        return explain_many(reader, [text], engine=engine, rules=rules)[0]
+
+    run = explain or plan
     out: list[ExplainDiff | PaimonLensError] = []
     for where in wheres:
         reports = []

@@ -469,7 +469,7 @@ def history(table: SnapshotReader, start: int | None = None, end: int | None = N
     """The timeline from snapshot ``start`` to ``end`` (default: every snapshot kept), one row per
     snapshot, or per ``every``-th snapshot and the last (the deltas between are still applied).
 
-    On a distributed ``engine`` (default: the table's) and from ``min_distributed`` snapshots on,
+    On a distributed ``engine`` (default: none, the commits read here) and from ``min_distributed`` snapshots on,
     the commits are read in tasks (delta manifests, index heads of added files); the
     driver applies them in order.
     """
@@ -480,7 +480,7 @@ def history(table: SnapshotReader, start: int | None = None, end: int | None = N
     ids = snapshot_ids(table, start, end)
     tags = _tags_by_snapshot(table)
     timeline = _Timeline(table)
-    runner = engine if engine is not None else getattr(table, "engine", None)
+    runner = engine
     deltas: dict[int, Delta] = {}
     if runner is not None and getattr(runner, "distributed", False) and len(ids) >= max(2, min_distributed):
         deltas = _read_deltas(table, ids, runner)

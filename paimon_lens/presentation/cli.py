@@ -25,11 +25,14 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PaimonLensError, SnapshotNotFoundError
 from ..metadata.consistency import SnapshotMovedWarning
 from .html import human_bytes as _human_bytes
+
+if TYPE_CHECKING:
+    from ..table.facade import Table
 
 
 def _print_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], out: Any) -> None:
@@ -41,10 +44,10 @@ def _print_table(rows: Sequence[Sequence[Any]], headers: Sequence[str], out: Any
             out.write("  ".join("-" * w for w in widths) + "\n")
 
 
-def _open(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _open(args: argparse.Namespace) -> Table:
     from ..table.facade import open_table
 
-    options = {"snapshot": args.snapshot, "engine": getattr(args, "engine", None),
+    options: dict[str, Any] = {"snapshot": args.snapshot, "engine": getattr(args, "engine", None),
                "spark_master": getattr(args, "spark_master", None), "branch": getattr(args, "branch", None),
                "paimon_version": getattr(args, "paimon_version", None)}
     if getattr(args, "warehouse", None):  # TABLE is db.table in that warehouse
@@ -86,8 +89,8 @@ def cmd_files(args: argparse.Namespace, out: Any) -> int:
 
     def answer(f: Any) -> None:
         broken.clear()
-        files = table.live_files()
-        records = counted(file_record(table, lf, as_json=True) for lf in files)
+        files = table.reader.live_files()
+        records = counted(file_record(table.reader, lf, as_json=True) for lf in files)
         if args.format == "json":
             write_document(f, [("table", table.path), ("branch", table.branch), ("snapshot_id", table.snapshot_id),
                                ("schema_id", table.schema.id), ("files", records),
@@ -107,7 +110,7 @@ def cmd_files(args: argparse.Namespace, out: Any) -> int:
         _print_table(rows, ["partition", "bucket", "level", "file", "rows", "size", "schema", "source", "index"], f)
 
     with Spool() as spool:
-        run_consistently(table, lambda: answer(spool.restart()))
+        run_consistently(table.reader, lambda: answer(spool.restart()))
         spool.copy_to(out)
     return _files_exit_code(broken)
 
@@ -147,11 +150,11 @@ def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
 
     def per_file(spool_file: Any) -> Iterator[Any]:
         counts.update(indexes=0, broken=0)
-        for lf, infos in file_indexes_by_file(table, table.engine):
+        for lf, infos in file_indexes_by_file(table.reader, table.engine):
             counts["indexes"] += len(infos)
             counts["broken"] += sum(1 for i in infos if i.error)
             if args.format == "json":
-                yield index_file_record(table, lf, infos)
+                yield index_file_record(table.reader, lf, infos)
             else:
                 for i in infos:
                     s = i.summary()
@@ -161,7 +164,8 @@ def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
 
     def read(spool: Spool) -> dict[str, Any]:  # one snapshot for all of it
         f = spool.restart()
-        globals_ = global_indexes_json(table, global_index_files(table), global_index_coverage(table))
+        globals_ = global_indexes_json(table.reader, global_index_files(table.reader),
+                                       global_index_coverage(table.reader))
         if args.format == "json":
             write_document(f, [("table", table.path), ("branch", table.branch), ("snapshot_id", table.snapshot_id),
                                ("files", per_file(f)), *globals_.items(),
@@ -179,7 +183,7 @@ def cmd_indexes(args: argparse.Namespace, out: Any) -> int:
         return globals_
 
     with Spool() as spool:
-        globals_ = run_consistently(table, lambda: read(spool))
+        globals_ = run_consistently(table.reader, lambda: read(spool))
         spool.copy_to(out)
     broken = counts["broken"] + sum(1 for g in globals_["global_indexes"] if g["error"])
     if broken:
@@ -223,7 +227,7 @@ def _spark_output(args: argparse.Namespace) -> str:
     return f"parquet:{args.output_parquet}"
 
 
-def _indexes_to_parquet(args: argparse.Namespace, table: Any, out: Any) -> int:
+def _indexes_to_parquet(args: argparse.Namespace, table: Table, out: Any) -> int:
     """``indexes --output-parquet PATH``: every index decoded in Spark tasks, one row each written to
     PATH (the columns of ``Table.file_indexes()``); prints the counts."""
     got = table.file_indexes_distributed(output=_spark_output(args))
@@ -239,7 +243,7 @@ def _indexes_to_parquet(args: argparse.Namespace, table: Any, out: Any) -> int:
     return 1 if got.files_with_errors else 0
 
 
-def _explain_to_parquet(args: argparse.Namespace, table: Any, sqls: list[str], out: Any) -> int:
+def _explain_to_parquet(args: argparse.Namespace, table: Table, sqls: list[str], out: Any) -> int:
     """``explain --output-parquet PATH``: every predicate planned in Spark tasks (the driver never
     holds the files); the per-file records go to PATH (``where_index=<i>/`` with several
     predicates), the JSON document is ``explain``'s without ``files`` (plus ``files_parquet`` and
@@ -352,10 +356,10 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
         from ..io.json_stream import Spool
 
         with Spool() as spool:
-            docs, reports = run_consistently(table, lambda: _explain_lines(args, table, sqls, spool.restart()))
+            docs, reports = run_consistently(table.reader, lambda: _explain_lines(args, table, sqls, spool.restart()))
             spool.copy_to(out)
         return _explain_exit_code(reports, docs)
-    docs, reports = run_consistently(table, lambda: _explain_lines(args, table, sqls, None))
+    docs, reports = run_consistently(table.reader, lambda: _explain_lines(args, table, sqls, None))
     for report in reports:
         s = report.summary(complete=False)  # the partitions the filter removes are not listed in text
         topn = s.get("topn")
@@ -403,7 +407,7 @@ def cmd_explain(args: argparse.Namespace, out: Any) -> int:
     return _explain_exit_code(reports, docs)
 
 
-def _explain_lines(args: argparse.Namespace, table: Any, sqls: Sequence[Any], json_out: Any
+def _explain_lines(args: argparse.Namespace, table: Table, sqls: Sequence[Any], json_out: Any
                    ) -> tuple[list[dict[str, Any]], list[Any]]:
     """Each line explained: (documents, reports); a line that fails is a document with its error
     (a lone ``--where`` raises), an expiry of the snapshot raises for the whole. With ``json_out``
@@ -451,15 +455,19 @@ def _explain_lines(args: argparse.Namespace, table: Any, sqls: Sequence[Any], js
     return docs, reports
 
 
-def _explain_compare(args: argparse.Namespace, table: Any, out: Any) -> int:
+def _explain_compare(args: argparse.Namespace, table: Table, out: Any) -> int:
     """``explain --compare A``: the predicate at snapshot A and at the table's, and why they differ."""
     from ..history.diff import explain_diff
+    from ..pruning.run import explain_many
 
     if args.where is None:
         raise PaimonLensError("--compare takes one predicate: give it with --where SQL")
-    result = explain_diff(table, args.where, args.compare, table.snapshot_id,
-                          explain=lambda reader, text: reader.explain(text, truth=args.truth,
-                                                                      index_enabled=not args.no_index))
+    if table.snapshot_id is None:
+        raise PaimonLensError(f"{table.path} has no snapshot to compare with")
+    result = explain_diff(table.reader, args.where, args.compare, table.snapshot_id,
+                          explain=lambda reader, text: explain_many(
+                              reader, [text], engine=table.engine, rules=table.rules, truth=args.truth,
+                              index_enabled=not args.no_index)[0])
     if args.format == "json":
         json.dump(result.to_dict(), out, ensure_ascii=False, default=str)
         out.write("\n")
@@ -475,7 +483,7 @@ def _explain_compare(args: argparse.Namespace, table: Any, out: Any) -> int:
     return 1 if result.problems else _explain_exit_code([result.a, result.b], [])
 
 
-def _write_explain_json(args: argparse.Namespace, table: Any, docs: list[dict[str, Any]], out: Any) -> None:
+def _write_explain_json(args: argparse.Namespace, table: Table, docs: list[dict[str, Any]], out: Any) -> None:
     """``explain --format json`` from whole documents: the one predicate's document, or every
     predicate's under the table's facts."""
     doc = docs[0] if args.where is not None else {"table": table.path, "branch": table.branch,
@@ -549,7 +557,8 @@ def cmd_recommend(args: argparse.Namespace, out: Any) -> int:
     from ..advisor.advise import recommend
 
     table = _open(args)
-    advice = recommend(table, args.workload, max_files=args.max_files, query_runs=args.query_runs)
+    advice = recommend(table.reader, args.workload, max_files=args.max_files, query_runs=args.query_runs,
+                       engine=table.engine, rules=table.rules)
     code = _partial_advice(advice)
     if args.format == "json":
         json.dump(advice.to_dict(), out, ensure_ascii=False, default=str)
@@ -760,10 +769,11 @@ def cmd_report(args: argparse.Namespace, out: Any) -> int:
         if args.recommend or (workload is not None and len(workload) and not args.no_recommend):
             from ..advisor.advise import recommend
 
-            advice = recommend(table, workload, max_files=args.max_files)
+            advice = recommend(table.reader, workload, max_files=args.max_files, engine=table.engine,
+                               rules=table.rules)
         return build_report(table, workload, advice, after_section=_give_back_freed_memory)
 
-    report = run_consistently(table, build)  # advice and report of one snapshot
+    report = run_consistently(table.reader, build)  # advice and report of one snapshot
     table.release()  # the sections are built: what they read is not needed to write them
     _give_back_freed_memory()
     path = report.save(args.output)

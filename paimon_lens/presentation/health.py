@@ -151,7 +151,7 @@ def _measure(catalog: Catalog, identifier: str, workload_path: str | None, workl
     try:
         table = catalog.table(identifier, progress=False, **table_options)
         # every fact of the row at one snapshot (moved as a whole if it expires while it is read)
-        run_consistently(table, lambda: _fill(row, table, workload))
+        run_consistently(table.reader, lambda: _fill(row, table, workload))
     except (PaimonLensError, OSError, ValueError) as e:
         row.error = f"{type(e).__name__}: {e}" if not isinstance(e, PaimonLensError) else str(e)
     return row
@@ -161,7 +161,7 @@ def _fill(row: TableHealth, table: Table, workload: Any) -> None:
     """The facts of ``row`` read from ``table`` (one consistent operation: a retry fills it afresh)."""
 
     row.error = None
-    live = table.live_files()
+    live = table.reader.live_files()
     row.snapshot_id = table.snapshot_id
     sizes = [lf.entry.file.file_size for lf in live]
     opts = table.schema.options
@@ -173,16 +173,16 @@ def _fill(row: TableHealth, table: Table, workload: Any) -> None:
     row.stats_mode = table.schema.core_options.stats_mode
     indexed = [lf for lf in live if lf.index_location != IndexLocation.NONE]
     row.index_coverage_ratio = len(indexed) / len(live) if live else None
-    index_sizes = [table.index_size(lf) for lf in indexed]
+    index_sizes = [table.reader.index_size(lf) for lf in indexed]
     known = [n for n in index_sizes if n is not None]
     row.index_bytes = sum(known) if len(known) == len(index_sizes) else None  # an unread size is no 0
     unread = [lf.index_file_path or lf.path for lf, n in zip(indexed, index_sizes) if n is None]
     problems = [f"the index size of {len(unread)} file(s) could not be read (index_bytes unknown), "
                 f"e.g. {unread[0]}"] if unread else []
     row.index_data_ratio = row.index_bytes / row.bytes if row.bytes and row.index_bytes is not None else None
-    deleted = deleted_rows(table, table.engine)
+    deleted = deleted_rows(table.reader, table.engine)
     ratios = [sum(deleted.get(lf.entry.file.file_name, 0) for lf in files) / rows
-              for files in buckets(table).values() if (rows := sum(lf.entry.file.row_count for lf in files))]
+              for files in buckets(table.reader).values() if (rows := sum(lf.entry.file.row_count for lf in files))]
     row.dv_max_bucket_ratio = max(ratios) if deleted and ratios else None
     found = table.find(workload if workload is not None else row.workload)
     row.items = found.items

@@ -63,7 +63,7 @@ def regressions(table: Table, timeline: History, workload: Workload) -> list[dic
     for anchor in anchors:
         if not pending or current is None:
             break
-        got = explain_diffs(table, [q.where for q in pending], anchor, current)
+        got = explain_diffs(table.reader, [q.where for q in pending], anchor, current)
         still = []
         for q, r in zip(pending, got):
             if isinstance(r, PaimonLensError) and f"at snapshot {anchor} " in str(r):
@@ -96,7 +96,7 @@ def history_section(table: Table, workload: Workload | None = None) -> Section:
         from ..history.findings import history_findings
         from ..history.timeline import history
 
-        timeline = history(table)
+        timeline = history(table.reader)
         s.errors += timeline.problems
         rows = [r for r in timeline.snapshots if not r.problems]
         kinds = Counter(r.commit_kind or "?" for r in rows)
@@ -109,7 +109,7 @@ def history_section(table: Table, workload: Workload | None = None) -> Section:
             return
         if workload is not None and len(workload):
             _regressions(s, table, timeline, workload)
-        found = history_findings(table, timeline)
+        found = history_findings(table.reader, timeline)
         if found:
             s.blocks.append(heading("What the history shows"))
             s.blocks.append(Findings(tuple(FindingItem(f.title, f.kind, f.evidence, f.fix, tuple(f.statements))

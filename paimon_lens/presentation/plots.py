@@ -136,7 +136,7 @@ def funnel(report: ExplainReport) -> Figure:
 # ---- files -----------------------------------------------------------------------------------
 def file_sizes(table: Table, bins: int = 30) -> Figure:
     """Histograms of data-file sizes and row counts of the snapshot."""
-    files = table.live_files()
+    files = table.reader.live_files()
     fig, (ax1, ax2) = _figure(9, 3, ncols=2)
     if not files:
         _empty(ax1, "no data files")
@@ -257,7 +257,7 @@ def bitmap_value_rows(table: Table, column: str) -> dict[str, int]:
     :func:`~paimon_lens.inventory.file_indexes.index_facts`, one file's indexes decoded at a time)."""
     from ..inventory.file_indexes import index_facts
 
-    return dict(index_facts(table, table.engine).bitmap_rows.get(column, {}))
+    return dict(index_facts(table.reader, table.engine).bitmap_rows.get(column, {}))
 
 
 # ---- deletion vectors ------------------------------------------------------------------------

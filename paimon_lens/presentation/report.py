@@ -233,7 +233,7 @@ def _file_facts(table: Table) -> pd.DataFrame:
     from ..values import to_python
     from .frames import file_format
 
-    files = table.live_files()
+    files = table.reader.live_files()
     types = {p.name: p.type for p in table.schema.partition_fields}
     texts: dict[int, str] = {}  # files of a partition share its mapping
     rows: dict[str, list[Any]] = {c: [] for c in ("partition", "bucket", "file_name", "row_count", "file_size",
@@ -292,8 +292,8 @@ def indexes_section(table: Table, column: str | None = None) -> Section:
 
         # the whole table: the facts the summary uses, not every decoded summary of every index
         frame = table.file_indexes() if column is not None else index_facts_frame(
-            index_facts(table, table.engine).facts)
-        files = len(table.live_files())
+            index_facts(table.reader, table.engine).facts)
+        files = len(table.reader.live_files())
         part = frame if column is None else frame[frame["column"] == column]
         if part.empty:
             s.blocks.append(paragraph("No data file of this snapshot has a file index"
@@ -336,7 +336,7 @@ def global_indexes_section(table: Table) -> Section | None:
     files they do not cover; None when the snapshot has none."""
     from ..inventory.global_indexes import global_index_files
 
-    if not global_index_files(table):
+    if not global_index_files(table.reader):
         return None
     s = Section("global-indexes", "Global and primary-key indexes")
 
@@ -505,7 +505,7 @@ def findings_section(table: Table, workload: Workload | None = None,
     s = Section("findings", "Findings: what to fix first")
 
     def body() -> None:
-        found = find(table, workload, explained=explained, engine=table.engine, rules=table.rules)
+        found = find(table.reader, workload, explained=explained, engine=table.engine, rules=table.rules)
         s.errors += found.problems
         s.facts.append(("findings", human_count(len(found))))
         s.blocks += [paragraph(note, small=True) for note in found.notes]

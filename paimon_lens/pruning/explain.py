@@ -57,7 +57,7 @@ from .plan_stages import PLAN_STAGES, Query
 from .read_stages import DeletionVectorStage, IndexRowsStage
 from .stage import StageName
 from .verdict import FileVerdict
-from .versions import rules_of
+from .versions import rules_of_newest
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -113,7 +113,7 @@ class ExplainReport:
         self.snapshot_id = table.snapshot_id if snapshot_id is None else snapshot_id
         # what the lazily listed files are read from: this snapshot, whatever the table reads later
         self._source = (table.snapshot, table.schema) if self.snapshot_id == table.snapshot_id else None
-        self.rules: PaimonRules = rules or rules_of(table)
+        self.rules: PaimonRules = rules or rules_of_newest()
         self.skipped_manifests: list[ManifestFileMeta] = []
         self._rest: Callable[[SnapshotReader, list[FileVerdict]], tuple[list[FileVerdict], list[str]]] | None = None
         # the files the value stats remove: their verdicts are built on first use of the files
@@ -464,15 +464,14 @@ def explain(table: SnapshotReader, where: str | Predicate | None, *, truth: bool
         truth: also read the predicate's columns from every data file and report the rows that
             really match.
         index_enabled: ``False`` models ``file-index.read.enabled = false``.
-        rules: the Paimon release's rules (default: those of ``table.paimon_version``, else the
-            newest release modelled).
+        rules: the Paimon release's rules (default: the newest release modelled).
         search_mode: ``scalar-index.search-mode`` of the query (``fast``, ``full``, ``detail``; default:
             the table's option, else ``fast``) for data-evolution tables with global indexes.
         global_index: apply the global index stage (a task explaining part of the snapshot leaves it
             to the caller, who applies :func:`global_index_stage` to the whole snapshot's report).
         topn: an ``ORDER BY ... LIMIT`` of the query (see :mod:`.topn`); ``where`` may then be None.
     """
-    rules = rules or rules_of(table)
+    rules = rules or rules_of_newest()
     full, predicate, row_ranges = parse_query(table, where, rules)
     text = where if isinstance(where, str) else "" if where is None else str(where)
     with gc_paused():  # one pause for reading, planning and the read stage (see gc_pause)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .compare import row_test
 from .scan import partition_filter
 from .stage import StageName
-from .versions import rules_of
+from .versions import rules_of_newest
 
 if TYPE_CHECKING:
     from ..metadata.snapshot_reader import SnapshotReader
@@ -48,7 +48,7 @@ def with_fallback(table: SnapshotReader, report: ExplainReport,
                   explain_branch: Callable[[SnapshotReader, str | None], ExplainReport], *,
                   rules: PaimonRules | None = None) -> ExplainReport:
     """``report`` of ``table`` plus the files its fallback branch contributes (unchanged without one),
-    by ``rules`` (default: those of ``table.paimon_version``; see the module docstring).
+    by ``rules`` (default: the newest release modelled; see the module docstring).
 
     ``explain_branch(branch, where)`` explains the SQL text ``where`` on the fallback branch's own
     files (the caller's way: same engine, same options)."""
@@ -60,7 +60,7 @@ def with_fallback(table: SnapshotReader, report: ExplainReport,
                             "table alone (and logs an error)")
         return report
     fallback = table.on_branch(name)
-    if (rules or rules_of(table)).fallback_filtered_partitions:  # 0.9 - 1.3: partitions of the planned files
+    if (rules or rules_of_newest()).fallback_filtered_partitions:  # 0.9 - 1.3: partitions of the planned files
         complete = {_key(f.partition) for f in report.files if f.planned}
     else:
         part_filter = partition_filter(table, report.predicate)

@@ -28,7 +28,7 @@ from .explain import ExplainReport, FileVerdict, after_planning, explain, note_p
 from .fallback import with_fallback
 from .plan_stages import Query
 from .scan import IndexAnswers, Pending
-from .versions import PaimonRules, rules_of
+from .versions import PaimonRules, rules_of_newest
 
 if TYPE_CHECKING:
     from ..engines.base import Engine
@@ -45,7 +45,7 @@ def explain_many(table: SnapshotReader, wheres: Sequence[str | Predicate | None]
     """:func:`~paimon_lens.pruning.explain.explain` of each predicate on ``engine`` (default: here),
     each report with the files of the table's fallback branch (``scan.fallback-branch``) added."""
     engine = engine or LOCAL
-    rules = rules or rules_of(table)
+    rules = rules or rules_of_newest()
     reports = explain_branch(table, wheres, engine=engine, rules=rules, truth=truth, index_enabled=index_enabled,
                              search_mode=search_mode, topn=topn)
 

@@ -76,7 +76,7 @@ from .scan_stages import (
     WholeBucketStage,
 )
 from .stats import StatsTest, compile_stats_test
-from .versions import rules_of, rules_of_newest
+from .versions import rules_of_newest
 
 if TYPE_CHECKING:
     from ..metadata.schema import TableSchema
@@ -411,7 +411,7 @@ class _Planner:
     def __init__(self, table: SnapshotReader, predicate: Predicate | None, index_enabled: bool,
                  paimon_09_bitmap_or: bool, rules: PaimonRules | None = None) -> None:
         self.table = table
-        self.rules = rules = rules or rules_of(table)
+        self.rules = rules = rules or rules_of_newest()
         self.schema = table.schema
         self.fields = list(self.schema.fields)
         opts = self.schema.core_options
@@ -697,8 +697,7 @@ def plan(table: SnapshotReader, predicate: Predicate | None, *, index_enabled: b
         index_enabled: False models ``file-index.read.enabled = false``.
         paimon_09_bitmap_or: evaluate file indexes with Paimon 0.9.0's wrong ``bitmap OR
             non-bitmap`` (to compare with plans of tables read by 0.9).
-        rules: the Paimon release's rules (default: those of ``table.paimon_version``, else the
-            newest release modelled).
+        rules: the Paimon release's rules (default: the newest release modelled).
 
         files: plan these live files of ``table`` only (whole partitions; default: every live file).
 
@@ -748,7 +747,7 @@ def plan_deferring(table: SnapshotReader, predicate: Predicate | None, *, index_
     nor for the files they keep that are read whole (:meth:`_Planner.read_whole`): None at their
     positions, which :class:`Undecided` lists and decides on request."""
     files = table.live_files() if files is None else files
-    rules = rules or rules_of(table)
+    rules = rules or rules_of_newest()
     with gc_paused(), signed_binary_order(rules.signed_binary_compare):
         planner = _Planner(table, predicate, index_enabled, paimon_09_bitmap_or, rules)
         known = planner.stats_masks(files) if planner.batch_stats else [None] * len(files)

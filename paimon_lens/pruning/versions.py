@@ -139,11 +139,6 @@ def rules_for(version: str | None) -> PaimonRules:
     return RULES[normalize_version(version)]
 
 
-def rules_of(table: object) -> PaimonRules:
-    """The rules of a table's ``paimon_version`` (the newest release for objects without one)."""
-    return rules_for(getattr(table, "paimon_version", None))
-
-
 def rules_of_newest() -> PaimonRules:
     """The rules of the newest release modelled (:data:`DEFAULT_VERSION`)."""
     return RULES[DEFAULT_VERSION]

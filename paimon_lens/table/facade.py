@@ -11,25 +11,25 @@ rich display, each answered by a service (:mod:`paimon_lens.inventory.file_index
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import os
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from ..engines import get_engine
 from ..engines.base import Engine
 from ..engines.files import manifest_mapper
-from ..engines.local import LOCAL
 from ..errors import PaimonLensError
 from ..io.fileio import FileIO
-from ..metadata.consistency import consistent
-from ..metadata.manifest import FILE_SOURCES
+from ..metadata.consistency import run_consistently
+from ..metadata.manifest import FILE_SOURCES, IndexFileMeta, ManifestFileMeta
 from ..metadata.paths import is_main_branch
 from ..metadata.schema import SchemaManager, TableSchema
 from ..metadata.snapshot import Snapshot, SnapshotManager
 from ..metadata.snapshot_reader import (
     LiveFile,
     SnapshotReader,
-    _Cache,
     declared_external_roots,
     is_latest,
     locate,
@@ -56,24 +56,151 @@ if TYPE_CHECKING:
     WorkloadLike = Workload | str | os.PathLike[str] | Sequence[str | tuple[str, float]] | None
 
 
-class Table(SnapshotReader):
-    """One snapshot of a Paimon table. Create with :func:`open_table`."""
+@dataclass(frozen=True)
+class TableContext:
+    """What a table's questions are answered with besides its snapshot."""
 
-    def __init__(self, path: str, file_io: FileIO, snapshot: Snapshot | None, schema: TableSchema,
-                 schemas: SchemaManager, snapshots: SnapshotManager, cache: _Cache | None = None,
-                 progress: bool | None = None, engine: Engine | None = None,
-                 paimon_version: str | None = None, follows_latest: bool = False) -> None:
-        super().__init__(path, file_io, snapshot, schema, schemas, snapshots, cache, progress, follows_latest)
-        self.engine: Engine = engine or LOCAL
-        """Where per-file work runs (see :mod:`paimon_lens.engines`)."""
-        self.manifest_mapper = manifest_mapper(self.engine)
-        self.paimon_version: str = normalize_version(paimon_version)
-        """The Paimon release whose rules ``explain`` applies (see :mod:`paimon_lens.pruning.versions`)."""
+    engine: Engine
+    """Where per-file work runs (see :mod:`paimon_lens.engines`)."""
+    paimon_version: str
+    """The Paimon release whose rules ``explain`` applies (see :mod:`paimon_lens.pruning.versions`)."""
 
     @property
     def rules(self) -> PaimonRules:
         """The :class:`~paimon_lens.pruning.versions.PaimonRules` of :attr:`paimon_version`."""
         return rules_for(self.paimon_version)
+
+
+T = TypeVar("T")
+
+
+def _consistent(method: Callable[..., T]) -> Callable[..., T]:
+    """A table method answered for one snapshot (:func:`~paimon_lens.metadata.consistency.run_consistently`
+    of its reader)."""
+    @functools.wraps(method)
+    def run(self: Table, *args: Any, **kwargs: Any) -> T:
+        return run_consistently(self.reader, lambda: method(self, *args, **kwargs))
+
+    return run
+
+
+class Table:
+    """One snapshot of a Paimon table: a :class:`~paimon_lens.metadata.snapshot_reader.SnapshotReader`
+    (:attr:`reader`) and a :class:`TableContext` (:attr:`context`: engine and Paimon release),
+    each question answered by a service on them. Create with :func:`open_table`."""
+
+    def __init__(self, reader: SnapshotReader, context: TableContext) -> None:
+        self._reader = reader
+        self._context = context
+        reader.manifest_mapper = manifest_mapper(context.engine)
+
+    @property
+    def reader(self) -> SnapshotReader:
+        """The snapshot's reader: what the services read (metadata read lazily, cached per table directory)."""
+        return self._reader
+
+    @property
+    def context(self) -> TableContext:
+        """The engine and the Paimon release the table's questions are answered with."""
+        return self._context
+
+    @property
+    def engine(self) -> Engine:
+        """Where per-file work runs (see :mod:`paimon_lens.engines`)."""
+        return self._context.engine
+
+    @property
+    def paimon_version(self) -> str:
+        """The Paimon release whose rules ``explain`` applies (see :mod:`paimon_lens.pruning.versions`)."""
+        return self._context.paimon_version
+
+    @property
+    def rules(self) -> PaimonRules:
+        """The :class:`~paimon_lens.pruning.versions.PaimonRules` of :attr:`paimon_version`."""
+        return self._context.rules
+
+    # ---- the snapshot ---------------------------------------------------------------------------
+    @property
+    def path(self) -> str:
+        """The table directory."""
+        return self._reader.path
+
+    @property
+    def name(self) -> str:
+        """The table's name (its directory's)."""
+        return self._reader.name
+
+    @property
+    def branch(self) -> str:
+        """The branch read (``main`` unless opened on another)."""
+        return self._reader.branch
+
+    @property
+    def snapshot(self) -> Snapshot | None:
+        """The snapshot read (None for a table without one)."""
+        return self._reader.snapshot
+
+    @property
+    def snapshot_id(self) -> int | None:
+        """The id of the snapshot read."""
+        return self._reader.snapshot_id
+
+    @property
+    def schema(self) -> TableSchema:
+        """The snapshot's schema."""
+        return self._reader.schema
+
+    @property
+    def is_primary_key_table(self) -> bool:
+        """Whether the table has a primary key."""
+        return self._reader.is_primary_key_table
+
+    @property
+    def file_io(self) -> FileIO:
+        """The file system the table is read through."""
+        return self._reader.file_io
+
+    @property
+    def schema_manager(self) -> SchemaManager:
+        """Every schema version of the branch."""
+        return self._reader.schema_manager
+
+    @property
+    def snapshot_manager(self) -> SnapshotManager:
+        """Every snapshot of the branch."""
+        return self._reader.snapshot_manager
+
+    def at(self, snapshot: int | str | _dt.datetime | None = None, **kwargs: Any) -> Table:
+        """The table at another snapshot (``tag=``, ``timestamp_ms=`` as :func:`open_table`; the same
+        engine, release and manifest cache)."""
+        return Table(self._reader.at(snapshot, **kwargs), self._context)
+
+    def on_branch(self, branch: str, snapshot: int | str | _dt.datetime | None = None) -> Table:
+        """The table's ``branch`` (at ``snapshot``, default its latest)."""
+        return Table(self._reader.on_branch(branch, snapshot), self._context)
+
+    def release(self) -> None:
+        """Let go of what the snapshot's reads keep (it is read again when asked)."""
+        self._reader.release()
+
+    def branches(self) -> list[str]:
+        """Names of the table's branches besides ``main``."""
+        return self._reader.branches()
+
+    @_consistent
+    def manifest_files(self) -> list[ManifestFileMeta]:
+        """The snapshot's manifest files (base and delta), as its manifest lists name them."""
+        return self._reader.manifest_files()
+
+    @_consistent
+    def live_files(self) -> list[LiveFile]:
+        """The snapshot's live data files, each with its decoded partition, path and stats."""
+        return self._reader.live_files()
+
+    @_consistent
+    def index_entries(self) -> list[IndexFileMeta]:
+        """The entries of the snapshot's index manifest (deletion-vector, HASH and global index files)."""
+        return self._reader.index_entries()
 
     def __repr__(self) -> str:
         branch = "" if is_main_branch(self.branch) else f" branch={self.branch!r}"
@@ -83,7 +210,7 @@ class Table(SnapshotReader):
     def _repr_html_(self) -> str:
         from ..presentation.html import render_table
 
-        return render_table(self)
+        return render_table(self.reader)
 
     # ---- frames -----------------------------------------------------------------------------
     @property
@@ -92,7 +219,7 @@ class Table(SnapshotReader):
         ``table.inspect``; the methods below are the same frames."""
         from .inspect import InspectTable
 
-        return InspectTable(self)
+        return InspectTable(self.reader, self.engine)
 
     def snapshots(self) -> pd.DataFrame:
         """Every snapshot still present (see :data:`paimon_lens.presentation.frames.SNAPSHOT_COLUMNS`)."""
@@ -114,13 +241,13 @@ class Table(SnapshotReader):
         """Entries of the snapshot's index manifest (deletion-vector and HASH index files)."""
         return self.inspect.index_manifest()
 
-    @consistent
+    @_consistent
     def index_infos(self) -> list[IndexInfo]:
         """Every decoded index of every live file (:class:`~paimon_lens.inventory.file_indexes.IndexInfo`,
         decoded on the table's engine once per snapshot)."""
         from ..inventory.file_indexes import table_file_indexes
 
-        return table_file_indexes(self, self.engine)
+        return table_file_indexes(self.reader, self.engine)
 
     def file_indexes(self, index_type: str | None = None) -> pd.DataFrame:
         """One row per data file x column x index type with the decoded summary of each index.
@@ -206,23 +333,23 @@ class Table(SnapshotReader):
         """``explain(where, follow_fallback=False)``: this branch's files alone."""
         return self._explain_branch([where], truth=truth, index_enabled=index_enabled)[0]
 
-    @consistent
+    @_consistent
     def _explain_branch(self, wheres: Sequence[str | Predicate | None], *, truth: bool = False,
                         index_enabled: bool = True, search_mode: str | None = None, order_by: str | None = None,
                         limit: int | None = None) -> list[ExplainReport]:
         from ..pruning.run import explain_branch
 
-        return explain_branch(self, wheres, engine=self.engine, rules=self.rules, truth=truth,
+        return explain_branch(self.reader, wheres, engine=self.engine, rules=self.rules, truth=truth,
                               index_enabled=index_enabled, search_mode=search_mode, topn=_topn(order_by, limit, wheres))
 
-    @consistent
+    @_consistent
     def explain_many(self, wheres: Sequence[str | Predicate | None], *, truth: bool = False,
                      index_enabled: bool = True, search_mode: str | None = None, order_by: str | None = None,
                      limit: int | None = None) -> list[ExplainReport]:
         """``explain(wheres)`` with a list: each predicate (one run of tasks on the table's engine)."""
         from ..pruning.run import explain_many
 
-        return explain_many(self, wheres, engine=self.engine, rules=self.rules, truth=truth,
+        return explain_many(self.reader, wheres, engine=self.engine, rules=self.rules, truth=truth,
                             index_enabled=index_enabled, search_mode=search_mode, topn=_topn(order_by, limit, wheres))
 
     def explain_distributed(self, where: str, *, truth: bool = False, index_enabled: bool = True,
@@ -266,17 +393,17 @@ class Table(SnapshotReader):
         from ..distributed.spark_plan import explain_on_spark, session_of
         from ..pruning.fallback import FALLBACK_OPTION, fallback_branch
 
-        branch = fallback_branch(self)
+        branch = fallback_branch(self.reader)
         if follow_fallback and branch is not None:
             raise PaimonLensError(f"{self.path} reads partitions it lacks from branch {branch!r} "
                                   f"({FALLBACK_OPTION}); the distributed explain does not follow it: use explain(), "
                                   "or follow_fallback=False to explain this branch's files alone")
         from ..pruning import global_index, pk_index
 
-        if global_index.applies(self, self.rules) or pk_index.applies(self, self.rules):
+        if global_index.applies(self.reader, self.rules) or pk_index.applies(self.reader, self.rules):
             raise PaimonLensError(f"{self.path} plans with global or primary-key indexes, which the distributed "
                                   "explain does not apply yet: use explain()")
-        return explain_on_spark(self, wheres, rules=self.rules, spark=session_of(self, spark),
+        return explain_on_spark(self.reader, wheres, rules=self.rules, spark=session_of(self.engine, spark),
                                 truth=truth, index_enabled=index_enabled, positions=positions,
                                 max_positions=max_positions, output=output, **options)
 
@@ -297,8 +424,8 @@ class Table(SnapshotReader):
         """
         from ..distributed.spark_plan import file_indexes_on_spark, session_of
 
-        return file_indexes_on_spark(self, spark=session_of(self, spark), index_type=index_type, output=output,
-                                     **options)
+        return file_indexes_on_spark(self.reader, spark=session_of(self.engine, spark), index_type=index_type,
+                                     output=output, **options)
 
     def history(self, start: int | None = None, end: int | None = None, every: int | None = None) -> History:
         """The table's timeline: one row per snapshot kept from ``start`` to ``end`` (or every
@@ -306,7 +433,7 @@ class Table(SnapshotReader):
         ``frame()``, ``to_dict()``, ``problems``)."""
         from ..history.timeline import history
 
-        return history(self, start, end, every)
+        return history(self.reader, start, end, every, engine=self.engine)
 
     def diff(self, a: int, b: int | None = None) -> SnapshotDiff:
         """What changed from snapshot ``a`` to ``b`` (default: this table's snapshot): files added and
@@ -314,14 +441,14 @@ class Table(SnapshotReader):
         deletion vectors, schema and options (:class:`~paimon_lens.history.diff.SnapshotDiff`)."""
         from ..history.diff import diff
 
-        return diff(self, a, self._snapshot_or(b))
+        return diff(self.reader, a, self._snapshot_or(b))
 
     def explain_diff(self, where: str, a: int, b: int | None = None) -> ExplainDiff:
         """``where`` explained at snapshots ``a`` and ``b`` (default: this table's snapshot), the
         difference in bytes read split into its causes (:class:`~paimon_lens.history.diff.ExplainDiff`)."""
         from ..history.diff import explain_diff
 
-        return explain_diff(self, where, a, self._snapshot_or(b))
+        return explain_diff(self.reader, where, a, self._snapshot_or(b), engine=self.engine, rules=self.rules)
 
     def _snapshot_or(self, snapshot: int | None) -> int:
         if snapshot is not None:
@@ -330,14 +457,14 @@ class Table(SnapshotReader):
             raise PaimonLensError(f"{self.path} has no snapshot")
         return self.snapshot_id
 
-    @consistent
+    @_consistent
     def findings(self, workload: WorkloadLike = None) -> pd.DataFrame:
         """What is wrong with the snapshot's layout and indexes, ranked by cost, each with its evidence
         and the statement that fixes it (:mod:`paimon_lens.advisor.findings`); ``workload`` (a file,
         a list of WHERE clauses or a Workload) adds the checks that need queries."""
         return self.find(workload).frame()
 
-    @consistent
+    @_consistent
     def find(self, workload: WorkloadLike = None) -> Findings:
         """The :class:`~paimon_lens.advisor.findings.Findings` behind :meth:`findings` (``to_dict()``,
         ``problems``), every check at one snapshot."""
@@ -345,15 +472,15 @@ class Table(SnapshotReader):
         from ..workload.model import as_workload
 
         wl = None if workload is None else as_workload(workload)
-        return find(self, wl, engine=self.engine, rules=self.rules)  # the indexes' facts, not every decoded index
+        return find(self.reader, wl, engine=self.engine, rules=self.rules)  # the indexes' facts only
 
-    @consistent
+    @_consistent
     def deletion_vector_infos(self) -> list[DeletionVectorInfo]:
         """Every deletion vector of the snapshot, decoded on the table's engine
         (:class:`~paimon_lens.inventory.deletion_vectors.DeletionVectorInfo`, one per data file; cached)."""
         from ..inventory.deletion_vectors import deletion_vector_infos
 
-        return list(deletion_vector_infos(self, self.engine))
+        return list(deletion_vector_infos(self.reader, self.engine))
 
     def deletion_vectors(self) -> pd.DataFrame:
         """Every deletion vector of the snapshot, decoded and CRC-checked (one row per data file)."""
@@ -437,9 +564,9 @@ def open_table(path: str | os.PathLike[str], snapshot: int | str | _dt.datetime 
         version = normalize_version(paimon_version)
     except ValueError as e:
         raise PaimonLensError(str(e)) from None
-    return Table(local, file_io, snap, schema, schemas, snapshots, progress=progress,
-                 engine=get_engine(engine, spark=spark, spark_master=spark_master), paimon_version=version,
-                 follows_latest=is_latest(snapshot, tag, timestamp_ms))
+    reader = SnapshotReader(local, file_io, snap, schema, schemas, snapshots, progress=progress,
+                            follows_latest=is_latest(snapshot, tag, timestamp_ms))
+    return Table(reader, TableContext(get_engine(engine, spark=spark, spark_master=spark_master), version))
 
 
 __all__ = ["FILE_SOURCES", "LiveFile", "PaimonLensError", "Table", "declared_external_roots", "open_table"]

@@ -13,7 +13,8 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..engines.files import engine_of
+from ..engines.base import Engine
+from ..engines.local import LOCAL
 from ..errors import PaimonLensError
 from ..inventory.deletion_vectors import deletion_vector_infos, table_hash_index
 from ..inventory.file_indexes import table_file_indexes
@@ -38,11 +39,11 @@ def _consistent(method: Callable[..., T]) -> Callable[..., T]:
 
 
 class InspectTable:
-    """The frames of one table (``table.inspect``; any snapshot reader, on the engine it was opened with)."""
+    """The frames of one table (``table.inspect``): a snapshot reader's, per-file work on ``engine``."""
 
-    def __init__(self, table: SnapshotReader) -> None:
+    def __init__(self, table: SnapshotReader, engine: Engine | None = None) -> None:
         self.table = table
-        self.engine = engine_of(table)
+        self.engine = engine or LOCAL
 
     def snapshots(self) -> pd.DataFrame:
         """Every snapshot still present (:data:`~paimon_lens.presentation.frames.SNAPSHOT_COLUMNS`)."""

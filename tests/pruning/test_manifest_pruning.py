@@ -14,7 +14,6 @@ import pytest
 
 import paimon_lens as pl
 from paimon_lens.pruning.explain import _explained_all, _version_notes
-from paimon_lens.pruning.versions import rules_of
 from paimon_lens.writer import TableWriter
 
 SCHEMA = pa.schema([("id", pa.int64()), ("status", pa.string()), ("score", pa.int32()), ("dt", pa.string())])
@@ -49,7 +48,7 @@ def _eager(table: Any, where: str) -> dict[str, Any]:
     from paimon_lens.predicate.parser import parse_where
     from paimon_lens.pruning.explain import ExplainReport
 
-    rules = rules_of(table)
+    rules = table.rules
     predicate = parse_where(where, table.schema.fields)
     files = table.live_files()
     verdicts, notes = _explained_all(table, predicate, files, False, True, rules)

@@ -15,7 +15,6 @@ import paimon_lens as pl
 from paimon_lens.predicate.parser import parse_where
 from paimon_lens.pruning.explain import ExplainReport, _explained_all, _version_notes
 from paimon_lens.pruning.scan import plan, plan_deferring
-from paimon_lens.pruning.versions import rules_of
 from paimon_lens.writer import TableWriter
 
 SCHEMA = pa.schema([("id", pa.int64()), ("status", pa.string()), ("score", pa.int32()),
@@ -48,7 +47,7 @@ def table_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _eager(table: Any, where: str) -> ExplainReport:
-    rules = rules_of(table)
+    rules = table.rules
     predicate = parse_where(where, table.schema.fields)
     files = table.live_files()
     verdicts, notes = _explained_all(table, predicate, files, False, True, rules)
