@@ -46,8 +46,8 @@ def table_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _eager(table: Any, where: str) -> ExplainReport:
-    rules = table.rules
+def _eager(t: Any, where: str) -> ExplainReport:
+    table, rules = t.reader, t.rules
     predicate = parse_where(where, table.schema.fields)
     files = table.live_files()
     verdicts, notes = _explained_all(table, predicate, files, False, True, rules)
