@@ -82,3 +82,31 @@ def test_typed_options_are_read_nowhere_else_as_text() -> None:
                 if name in ("option_true", "memory_option") and node.args[1].value in TYPED:
                     found.append(f"{rel}:{node.lineno} {node.args[1].value}")
     assert not found, f"typed options read as text (use TableSchema.core_options): {found}"
+
+
+def test_check_says_every_value_paimon_would_refuse() -> None:
+    opts = CoreOptions({"deletion-vectors.enabled": "yes", "num-sorted-run.compaction-trigger": "many",
+                        "source.split.target-size": "big"})
+    problems = opts.check()
+    assert any("deletion-vectors.enabled = 'yes'" in p for p in problems)
+    assert any("num-sorted-run.compaction-trigger = 'many'" in p for p in problems)
+    assert any("source.split.target-size" in p for p in problems)
+    assert CoreOptions({"deletion-vectors.enabled": "true"}).check() == []
+
+
+def test_a_refused_option_is_said_by_explain_and_findings(tmp_path: pathlib.Path) -> None:
+    import json
+    import shutil
+
+    import paimon_lens as pl
+
+    table = tmp_path / "events20"
+    shutil.copytree(PACKAGE.parent / "data" / "events20", table)
+    latest = max((table / "schema").glob("schema-*"), key=lambda p: int(p.name.split("-")[1]))
+    schema = json.loads(latest.read_text(encoding="utf-8"))
+    schema["options"]["deletion-vectors.enabled"] = "yes"
+    latest.write_text(json.dumps(schema), encoding="utf-8")
+    t = pl.open_table(str(table))
+    note = "table option deletion-vectors.enabled = 'yes' is not a boolean: read as false"
+    assert note in t.explain("country = 'DE'").notes
+    assert note in t.find().problems

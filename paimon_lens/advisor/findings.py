@@ -465,7 +465,7 @@ def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequ
     from ..errors import PaimonLensError
     from ..inventory.file_indexes import index_facts
 
-    problems: list[str] = []
+    problems: list[str] = list(table.schema.core_options.check())  # options Paimon would refuse
     notes: list[str] = []
     items: list[Finding] = []
     try:

@@ -430,8 +430,9 @@ class ExplainReport:
 
 def _version_notes(table: SnapshotReader, predicate: Predicate | None, rules: PaimonRules,
                    files: Sequence[LiveFile]) -> list[str]:
-    """What the modelled ``rules`` leave out for this table, predicate and live ``files``."""
-    notes: list[str] = []
+    """What the modelled ``rules`` leave out for this table, predicate and live ``files``, and the
+    table options Paimon would refuse (read as their defaults)."""
+    notes: list[str] = list(table.schema.core_options.check())
     if data_evolution_enabled(table) and not rules.data_evolution:
         notes.append(f"Paimon {rules.version} cannot read data-evolution tables (1.3+); the plan shown "
                      "is the one of Paimon 1.3")
