@@ -65,7 +65,7 @@ def test_latest_table_moves_on_when_its_snapshot_expires(tmp_path: Path) -> None
     for k in range(1, 4):
         _commit(w, k)
     t = pl.open_table(str(path))  # snapshot 3, nothing of it read yet but the snapshot file
-    assert t.snapshot_id == 3 and t.follows_latest
+    assert t.snapshot_id == 3 and t.reader.follows_latest
     for k in range(4, 8):
         _commit(w, k)
     assert w.expire_snapshots(retain_last=2) == [1, 2, 3, 4, 5]
@@ -258,7 +258,7 @@ def test_lazily_listed_files_are_of_the_explanations_snapshot(tmp_path: Path, mo
         r.files  # noqa: B018
     with pytest.raises(SnapshotNotFoundError, match="snapshot 3"):
         r.to_dict()
-    assert t.follows_latest  # the explanation answered at its snapshot or not at all; the table still follows
+    assert t.reader.follows_latest  # the explanation answered at its snapshot or not at all; the table still follows
     again = t.explain("country = 'DE'")  # a new explanation answers at the newest snapshot
     assert again.snapshot_id == 7 == t.snapshot_id and len(again.files) == len(pl.open_table(str(path)).files())
 
@@ -277,7 +277,7 @@ def test_lazily_listed_files_of_a_live_snapshot_are_listed_after_the_table_moved
     for k in range(4, 8):
         _commit(w, k)
     w.expire_snapshots(retain_last=1)
-    t.move_to_latest()
+    t.reader.move_to_latest()
     assert t.snapshot_id == 7
     assert [f.file_name for f in r.files] == want and r.snapshot_id == 3
 
@@ -373,8 +373,8 @@ def test_data_file_deleted_while_opened_in_place_is_noted_as_missing(tmp_path: P
 
     monkeypatch.setattr(data_file, "check_size", check_then_delete)
     with pytest.raises(CorruptFileError, match="the file is gone"):
-        data_file.read_stored_columns(t, lf, [0])
-    assert t.file_io_missing == [str(path / lf.path)]
+        data_file.read_stored_columns(t.reader, lf, [0])
+    assert t.reader.file_io_missing == [str(path / lf.path)]
 
 
 def test_a_health_row_is_read_at_one_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -29,7 +29,7 @@ from .._version import __version__
 from ..errors import PaimonLensError
 from ..frame_columns import INDEX_COLUMNS, INDEX_INVENTORY_COLUMNS, SHOWN_FILE_COLUMNS
 from ..lens_frame import human_bytes, human_count, human_percent
-from ..metadata.consistency import consistent
+from ..metadata.consistency import run_consistently
 from ..workload.model import Workload, as_workload
 from .blocks import Code, Definitions, Details, FindingItem, Findings, Frame, Statements, heading, paragraph
 from .section import Section, guarded, plot
@@ -521,11 +521,10 @@ def findings_section(table: Table, workload: Workload | None = None,
     return s
 
 
-@consistent
 def _history(table: Table, workload: Workload) -> Section:
     from .history_section import history_section
 
-    return history_section(table, workload if len(workload) else None)
+    return run_consistently(table.reader, lambda: history_section(table, workload if len(workload) else None))
 
 
 def build_report(table: Table, workload: Any = None, recommendations: Any = None, *,

@@ -41,7 +41,7 @@ def _orders(root: Path, options: dict[str, str] | None = None, seed: int = 1) ->
 @pytest.fixture(scope="module")
 def advice(tmp_path_factory: pytest.TempPathFactory) -> Advice:
     table = paimon_lens.open_table(str(_orders(tmp_path_factory.mktemp("adv") / "orders")))
-    return recommend(table, WORKLOAD)
+    return recommend(table.reader, WORKLOAD)
 
 
 def _rec(advice: Advice, column: str) -> Any:
@@ -118,7 +118,7 @@ def _size_choice(tmp: Path, index_type: str, distinct: int, query_runs: int, in_
     if in_lists:  # IN lists of 300 values: each query reads most blocks/chunks whatever their size
         workload = [("code IN (" + ", ".join(f"'c{(i * 997 + j * 13) % distinct:06d}'" for j in range(300)) + ")", 1.0)
                     for i in range(3)]
-    advice = recommend(table, workload, index_types=[index_type], query_runs=query_runs)
+    advice = recommend(table.reader, workload, index_types=[index_type], query_runs=query_runs)
     rec = _rec(advice, "code")
     assert rec.index_type == index_type, rec
     assert rec.files_skipped_per_query == 0 and "rows" in rec.reason  # every value is in every file
@@ -145,7 +145,7 @@ def test_block_and_chunk_sizes_move_with_dictionary_size_and_workload(tmp_path: 
 def test_existing_useless_index_is_dropped(tmp_path: Path) -> None:
     root = _orders(tmp_path / "t", {"file-index.bloom-filter.columns": "seq", "file-index.bitmap.columns": "status"})
     table = paimon_lens.open_table(str(root))
-    advice = recommend(table, [("seq = 12000", 1.0), ("status = 'void'", 1.0)])
+    advice = recommend(table.reader, [("seq = 12000", 1.0), ("status = 'void'", 1.0)])
     seq = _rec(advice, "seq")
     assert seq.action == "drop" and seq.index_type == "bloom-filter"
     status = _rec(advice, "status")
@@ -157,7 +157,7 @@ def test_existing_useless_index_is_dropped(tmp_path: Path) -> None:
 
 def test_derived_workload_is_said(tmp_path: Path) -> None:
     table = paimon_lens.open_table(str(_orders(tmp_path / "d")))
-    advice = recommend(table, None, max_files=8)
+    advice = recommend(table.reader, None, max_files=8)
     assert advice.workload_derived and advice.to_dict()["workload"]["derived"]
     assert any("derived" in n for n in advice.notes)
     assert all(r.confidence in ("low", "medium") for r in advice.recommendations)

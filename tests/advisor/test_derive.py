@@ -36,8 +36,8 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> Table:
 
 
 def test_derived_workload_parses_and_matches(mixed: Table) -> None:
-    profile = profile_table(mixed)
-    w = derive_workload(mixed, profile)
+    profile = profile_table(mixed.reader)
+    w = derive_workload(mixed.reader, profile)
     assert isinstance(w, Workload) and w.source == SOURCE == "derived from column profiles"
     assert len(w) == len(w.derived) and [q.where for q in w] == [q.where for q in w.derived]
     assert {q.kind for q in w.derived} == set(KINDS) - {"partition-point"}
@@ -54,8 +54,8 @@ def test_derived_workload_parses_and_matches(mixed: Table) -> None:
 
 
 def test_frame_weights_limits_and_partition_queries(mixed: Table) -> None:
-    profile = profile_table(mixed)
-    w = derive_workload(mixed, profile, queries_per_column=2, weights={"point-present": 5},
+    profile = profile_table(mixed.reader)
+    w = derive_workload(mixed.reader, profile, queries_per_column=2, weights={"point-present": 5},
                         with_partition=True, seed=1)
     per_column: dict[str, int] = {}
     for q in w.derived:
@@ -64,13 +64,13 @@ def test_frame_weights_limits_and_partition_queries(mixed: Table) -> None:
     assert max(per_column.values()) == 2
     frame = w.queries_frame()
     assert list(frame.columns) == ["where", "weight", "column", "kind", "description", "expected_ratio"]
-    full = derive_workload(mixed, profile, queries_per_column=10, with_partition=True)
+    full = derive_workload(mixed.reader, profile, queries_per_column=10, with_partition=True)
     parts = [q for q in full.derived if q.kind == "partition-point"]
     assert parts and all(q.where.startswith("part = ") for q in parts)
     check_truth(mixed, full)
     with pytest.raises(ValueError, match="unknown query kinds"):
         derive_queries(mixed, profile, weights={"nope": 1})
-    again = derive_workload(mixed, profile, queries_per_column=2, weights={"point-present": 5},
+    again = derive_workload(mixed.reader, profile, queries_per_column=2, weights={"point-present": 5},
                             with_partition=True, seed=1)
     assert again == w
     assert to_workload(w.derived, w.notes) == w
@@ -82,15 +82,15 @@ def test_weird_names_and_values_round_trip(tmp_path: Path) -> None:
     TableWriter.create(tmp_path / "t", schema).commit(
         pa.table({WEIRD: values * 3, "n": list(range(24))}, schema=schema), rows_per_file=8)
     table = open_table(str(tmp_path / "t"))
-    w = derive_workload(table, profile_table(table))
+    w = derive_workload(table.reader, profile_table(table.reader))
     weird = [q for q in w.derived if q.column == WEIRD]
     assert {q.kind for q in weird} >= {"point-present", "point-absent", "in"}
     check_truth(table, w)
 
 
 def test_sampled_profile_says_absent_is_unverified(mixed: Table) -> None:
-    profile = profile_table(mixed, max_files=2)
-    w = derive_workload(mixed, profile)
+    profile = profile_table(mixed.reader, max_files=2)
+    w = derive_workload(mixed.reader, profile)
     absent = [q for q in w.derived if q.kind == "point-absent"]
     assert absent and all("not verified" in q.description for q in absent)
     assert "2 of 6" in w.notes[0]
@@ -99,7 +99,7 @@ def test_sampled_profile_says_absent_is_unverified(mixed: Table) -> None:
 @pytest.mark.parametrize("name", ["events20", "orders_dv20"])
 def test_sample_tables(name: str) -> None:
     table = open_table(str(ROOT / "data" / name))
-    w = derive_workload(table, profile_table(table), with_partition=True)
+    w = derive_workload(table.reader, profile_table(table.reader), with_partition=True)
     assert len(w) > 20
     check_truth(table, w)  # on orders_dv20 present values come from rows no deletion vector deletes
     if name == "events20":

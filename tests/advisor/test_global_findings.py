@@ -27,7 +27,7 @@ def oracle_coverage(name: str) -> tuple[dict[str, int], int]:
 
 def test_uncovered_rows_are_one_finding_per_index_with_the_build_statement() -> None:
     t = pl.open_table(str(GLOBAL / "gi_partitioned"))
-    found = global_index_findings(t)
+    found = global_index_findings(t.reader)
     kinds = {(f.kind, f.details["column"]) for f in found}
     assert kinds == {("global-index-coverage", "tag"), ("global-index-coverage", "amount"),
                      ("global-index-coverage", "code")}
@@ -40,7 +40,7 @@ def test_uncovered_rows_are_one_finding_per_index_with_the_build_statement() -> 
 
 
 def test_stale_index_is_dropped_and_built_again() -> None:
-    found = global_index_findings(pl.open_table(str(GLOBAL / "gi_update_ignore")))
+    found = global_index_findings(pl.open_table(str(GLOBAL / "gi_update_ignore")).reader)
     assert [f.kind for f in found] == ["global-index-stale"]
     assert found[0].statements[0].startswith("CALL sys.drop_global_index(") and "index_column => 'k'" in \
         found[0].statements[0]
@@ -48,12 +48,12 @@ def test_stale_index_is_dropped_and_built_again() -> None:
 
 
 def test_covered_table_has_no_global_index_finding() -> None:
-    assert global_index_findings(pl.open_table(str(GLOBAL / "gi_update_drop"))) == []
+    assert global_index_findings(pl.open_table(str(GLOBAL / "gi_update_drop")).reader) == []
 
 
 def test_primary_key_files_outside_the_index_are_one_finding(tmp_path: Path) -> None:
     t = pl.open_table(str(with_pk_index(tmp_path / "orders")))
-    found = global_index_findings(t)
+    found = global_index_findings(t.reader)
     assert [f.kind for f in found] == ["pk-index-coverage"]
     assert found[0].details["files"] == 1 and "compact_strategy => 'full'" in found[0].statements[0]
 

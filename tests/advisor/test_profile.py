@@ -62,7 +62,7 @@ def mixed_table(root: Path) -> Path:
 @pytest.fixture(scope="module")
 def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Table, TableProfile]:
     table = open_table(str(mixed_table(tmp_path_factory.mktemp("mixed") / "t")))
-    return table, profile_table(table)
+    return table, profile_table(table.reader)
 
 
 def _key(v: Any) -> Any:
@@ -170,7 +170,7 @@ def _brute_lookup(files: list[list[int]]) -> float:
     ([[0, 100], [10, 20], [30, 40], [50, 60]], 0.5),  # a wide file over narrow ones
 ])
 def test_overlap_and_point_lookups(tmp_path: Path, files: list[list[int]], overlap: float) -> None:
-    profile = profile_table(_ranges_table(tmp_path / "t", files))
+    profile = profile_table(_ranges_table(tmp_path / "t", files).reader)
     c = profile.column("k")
     assert c.overlap_ratio == pytest.approx(overlap)
     assert c.point_lookup_files_ratio == pytest.approx(_brute_lookup(files))
@@ -181,7 +181,7 @@ def test_overlap_and_point_lookups(tmp_path: Path, files: list[list[int]], overl
 def test_single_file_and_all_null(tmp_path: Path) -> None:
     schema = pa.schema([("k", pa.int64()), ("empty", pa.string())])
     TableWriter.create(tmp_path / "t", schema).commit(pa.table({"k": [3, 1, 2], "empty": [None] * 3}, schema=schema))
-    profile = profile_table(open_table(str(tmp_path / "t")))
+    profile = profile_table(open_table(str(tmp_path / "t")).reader)
     k, empty = profile.column("k"), profile.column("empty")
     assert k.overlap_ratio is None and k.point_lookup_files_ratio == 1.0
     assert k.sorted_ratio == 0.5 and k.absent_value is None  # 1, 2, 3: no gap
@@ -191,7 +191,7 @@ def test_single_file_and_all_null(tmp_path: Path) -> None:
 
 def test_file_sample_reports_sampled_and_bounds(mixed: tuple[Table, TableProfile]) -> None:
     table, full = mixed
-    profile = profile_table(table, max_files=2, seed=3)
+    profile = profile_table(table.reader, max_files=2, seed=3)
     assert (profile.sampled_files, profile.total_files) == (2, 6) and profile.sampled
     assert len(profile.files) == 2
     assert any("2 of 6" in n for n in profile.notes)
@@ -202,14 +202,14 @@ def test_file_sample_reports_sampled_and_bounds(mixed: tuple[Table, TableProfile
         assert c.distinct_low <= truth <= c.distinct_high, c.name
         assert c.distinct_low <= c.distinct_count <= c.distinct_high
         assert c.distinct_error is not None and c.distinct_error > 1
-    again = profile_table(table, max_files=2, seed=3)
+    again = profile_table(table.reader, max_files=2, seed=3)
     assert [f.file_name for f in again.files] == [f.file_name for f in profile.files]
     assert again.to_dict() == profile.to_dict()
 
 
 def test_row_sample_keeps_exact_file_measures(mixed: tuple[Table, TableProfile]) -> None:
     table, full = mixed
-    profile = profile_table(table, sample_rows_per_file=10)
+    profile = profile_table(table.reader, sample_rows_per_file=10)
     assert profile.sampled and any("at most 10" in n for n in profile.notes)
     for f, g in zip(profile.files, full.files):
         for c, d in zip(f.columns, g.columns):
@@ -223,11 +223,11 @@ def test_row_sample_keeps_exact_file_measures(mixed: tuple[Table, TableProfile])
 
 def test_columns_argument_and_determinism(mixed: tuple[Table, TableProfile]) -> None:
     table, full = mixed
-    profile = profile_table(table, ["country", "id"])
+    profile = profile_table(table.reader, ["country", "id"])
     assert [c.name for c in profile.columns] == ["country", "id"]
     assert profile.column("country") == full.column("country")  # each column draws its own random stream
     with pytest.raises(Exception, match="no column 'nope'"):
-        profile_table(table, ["nope"])
+        profile_table(table.reader, ["nope"])
 
 
 def test_frames_and_json(mixed: tuple[Table, TableProfile]) -> None:
@@ -251,7 +251,7 @@ def test_unreadable_file_is_recorded(mixed: tuple[Table, TableProfile], tmp_path
     shutil.copytree(table.path, copy)
     victim = full.files[2]
     (copy / victim.path).write_bytes(b"this is not a parquet file")
-    profile = profile_table(open_table(str(copy)))
+    profile = profile_table(open_table(str(copy)).reader)
     assert [e.file_name for e in profile.errors] == [victim.file_name]
     assert victim.file_name in profile.errors[0].message or "parquet" in profile.errors[0].message.lower()
     assert len(profile.files) == 5
@@ -261,7 +261,7 @@ def test_unreadable_file_is_recorded(mixed: tuple[Table, TableProfile], tmp_path
 
 
 def test_sample_tables() -> None:
-    events = profile_table(open_table(str(ROOT / "data" / "events20")))
+    events = profile_table(open_table(str(ROOT / "data" / "events20")).reader)
     assert events.skipped_columns == {"attrs": "MAP columns are not profiled"}
     assert any("attrs" in n for n in events.notes)
     assert sum(f.row_count for f in events.files) == 508
@@ -272,11 +272,11 @@ def test_sample_tables() -> None:
     json.dumps(events.to_dict(), allow_nan=False)
 
     orders_table = open_table(str(ROOT / "data" / "orders_dv20"))
-    orders = profile_table(orders_table)
+    orders = profile_table(orders_table.reader)
     assert sum(f.deleted_rows for f in orders.files) == 203
     assert any("203 rows are deleted" in n for n in orders.notes)
     assert orders.column("order_id").rows == 1677
-    live = profile_table(orders_table, skip_deleted=True)
+    live = profile_table(orders_table.reader, skip_deleted=True)
     assert live.column("order_id").rows == 1677 - 203
     assert live.column("order_id").distinct_exact
 
@@ -294,7 +294,7 @@ def test_property_matches_brute_force(tmp_path_factory: pytest.TempPathFactory, 
     TableWriter.create(root, schema).commit(pa.table({"v": values, "w": words[: len(values)]}, schema=schema),
                                             rows_per_file=rows_per_file)
     table = open_table(str(root))
-    profile = profile_table(table, top_k=3)
+    profile = profile_table(table.reader, top_k=3)
     for c in profile.columns:
         per_file = [brute_file(table, f.path, c.name) for f in profile.files]
         b = brute_stats([v for vs in per_file for v in vs], top_k=3)

@@ -58,7 +58,7 @@ def _fields(table: Table) -> dict[str, DataType]:
 
 def _distinct(table: Table, column: str) -> list[int]:
     fid = next(f.id for f in table.schema.fields if f.name == column)
-    return [len({v for v in read_columns(table, lf, [fid])[fid] if v is not None}) for lf in table.live_files()]
+    return [len({v for v in read_columns(table.reader, lf, [fid])[fid] if v is not None}) for lf in table.live_files()]
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +72,7 @@ def candidates(table: Table) -> list[Candidate]:
 
 @pytest.fixture(scope="module")
 def result(table: Table, candidates: list[Candidate]) -> WhatIfResult:
-    return measure(table, QUERIES, candidates)
+    return measure(table.reader, QUERIES, candidates)
 
 
 def _truth(table: Table) -> dict[str, dict[str, int]]:
@@ -130,7 +130,7 @@ def test_smaller_fpp_skips_at_least_as_much(table: Table, result: WhatIfResult) 
     # 40 point lookups, items sized to the files: fpp 0.1 leaves false positives that 0.001 removes
     items = str(max(_distinct(table, "user_id")))
     cands = [Candidate("user_id", "bloom-filter", {"fpp": fpp, "items": items}, fpp) for fpp in ("0.1", "0.001")]
-    r = measure(table, [f"user_id = {v}" for v in range(5, 3000, 75)], cands)
+    r = measure(table.reader, [f"user_id = {v}" for v in range(5, 3000, 75)], cands)
     loose, tight = (sum(t.files_skipped for t in tallies) for tallies in r.tallies)
     assert tight > loose > 0
 
@@ -144,7 +144,7 @@ def test_index_bytes_are_the_containers(table: Table, result: WhatIfResult) -> N
         f = by_name[cand.column]
         expected = []
         for lf in table.live_files():
-            values = read_columns(table, lf, [f.id])[f.id]
+            values = read_columns(table.reader, lf, [f.id])[f.id]
             expected.append(len(build_container(list(cand.specs), table.schema.fields, {f.name: values}) or b""))
         assert m.sizes == expected, cand.label
         assert frame.loc[(cand.column, cand.label), "index_bytes"] == sum(expected)
@@ -190,7 +190,7 @@ def test_bitmap_v2_bytes_read_shrink_with_the_block_size(tmp_path: Path) -> None
     table = paimon_lens.open_table(str(tmp_path / "t"))
     sizes = ("1kb", "4kb", "16kb", "64kb")
     cands = [Candidate("k", "bitmap", {"version": "2", "index-block-size": s}, s) for s in sizes]
-    r = measure(table, ["k = 700", "k = 41993", "k IN (7, 14)"], cands)
+    r = measure(table.reader, ["k = 700", "k = 41993", "k IN (7, 14)"], cands)
     read = dict(zip(r.frame()["label"], r.frame()["index_bytes_read_per_query"]))
     assert read["1kb"] < read["4kb"] < read["16kb"] < read["64kb"]
     stored = dict(zip(r.frame()["label"], r.frame()["index_bytes"]))
@@ -202,7 +202,7 @@ def test_bytes_read_by_index_type(table: Table) -> None:
     reads only its header."""
     f = next(x for x in table.schema.fields if x.name == "score")
     lf = table.live_files()[0]
-    values = read_columns(table, lf, [f.id])[f.id]
+    values = read_columns(table.reader, lf, [f.id])[f.id]
     for index_type in ("bloom-filter", "bsi", "bitmap", "range-bitmap"):
         data = build_container([IndexSpec("score", index_type, {})], table.schema.fields, {"score": values})
         assert data is not None
@@ -234,7 +234,7 @@ def test_current_matches_explain_with_indexes(name: str) -> None:
     else:
         cols = [f.name for f in table.schema.fields]
         queries = [f"{cols[0]} = 5", f"{cols[0]} < 100", f"{cols[0]} IN (1, 2, 3)"]
-    r = measure(table, queries, [CURRENT])
+    r = measure(table.reader, queries, [CURRENT])
     for q, t in zip(r.queries, r.tallies[0]):
         without = table.explain(q.where, index_enabled=False).summary()
         with_index = table.explain(q.where).summary()
@@ -242,16 +242,16 @@ def test_current_matches_explain_with_indexes(name: str) -> None:
         assert t.rows_avoided == without["rows_after_dv"] - with_index["rows_after_dv"], q.where
         assert t.bytes_avoided == without["read_bytes"] - with_index["read_bytes"], q.where
     row = r.frame().iloc[0]
-    expected = sum(table.index_size(lf) or 0 for lf in table.live_files())
+    expected = sum(table.reader.index_size(lf) or 0 for lf in table.live_files())
     assert row["index_bytes"] == expected > 0
     assert row["embedded_files"] == sum(lf.index_location == "embedded" for lf in table.live_files())
 
 
 def test_sampling_scales_and_says_so(table: Table) -> None:
     cands = [no_index("country"), Candidate("country", "bitmap", {}, "bitmap")]
-    full = measure(table, QUERIES[:3], cands)
-    a = measure(table, QUERIES[:3], cands, max_files=4, seed=3)
-    b = measure(table, QUERIES[:3], cands, max_files=4, seed=3)
+    full = measure(table.reader, QUERIES[:3], cands)
+    a = measure(table.reader, QUERIES[:3], cands, max_files=4, seed=3)
+    b = measure(table.reader, QUERIES[:3], cands, max_files=4, seed=3)
     assert a.sampled_files == 4 and a.files == full.files == 10
     assert a.frame().drop(columns="build_seconds").equals(b.frame().drop(columns="build_seconds"))
     assert any("sampled 4 of 10" in n for n in a.notes)
@@ -278,4 +278,4 @@ def test_thresholds_and_frames(result: WhatIfResult) -> None:
 
 def test_unknown_column_is_an_error(table: Table) -> None:
     with pytest.raises(paimon_lens.errors.PaimonLensError, match="nope"):
-        measure(table, QUERIES[:1], [no_index("nope")])
+        measure(table.reader, QUERIES[:1], [no_index("nope")])

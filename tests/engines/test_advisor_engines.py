@@ -86,9 +86,10 @@ def test_profile_same_as_local(oracle: Path, engine: Any) -> None:
     path = _table_path(oracle)
     local, remote = pl.open_table(path), pl.open_table(path, engine=engine)
     assert remote.engine.distributed
-    assert profile_table(remote).to_dict() == profile_table(local).to_dict()
-    got, want = (profile_table(t, max_files=2, sample_rows_per_file=5, seed=3, skip_deleted=True)
-                 for t in (remote, local))
+    assert (profile_table(remote.reader, engine=remote.engine).to_dict()
+            == profile_table(local.reader, engine=local.engine).to_dict())
+    got, want = (profile_table(t.reader, max_files=2, sample_rows_per_file=5, seed=3, skip_deleted=True,
+                               engine=t.engine) for t in (remote, local))
     assert got.to_dict() == want.to_dict()
 
 
@@ -98,9 +99,10 @@ def test_whatif_same_as_local(oracle: Path, engine: Any) -> None:
     local, remote = pl.open_table(path), pl.open_table(path, engine=engine)
     wheres = _wheres(oracle)
     cands = _candidates(local, wheres)
-    assert _whatif(measure(remote, wheres, cands)) == _whatif(measure(local, wheres, cands))
-    assert (_whatif(measure(remote, wheres, cands, max_files=2, seed=5))
-            == _whatif(measure(local, wheres, cands, max_files=2, seed=5)))
+    assert (_whatif(measure(remote.reader, wheres, cands, engine=remote.engine))
+            == _whatif(measure(local.reader, wheres, cands, engine=local.engine)))
+    assert (_whatif(measure(remote.reader, wheres, cands, max_files=2, seed=5, engine=remote.engine))
+            == _whatif(measure(local.reader, wheres, cands, max_files=2, seed=5, engine=local.engine)))
 
 
 def test_recommend_same_as_local(engine: Any) -> None:
@@ -124,6 +126,6 @@ def test_unreadable_data_file_is_reported_the_same(tmp_path: Path, engine: Any) 
     victim = copy / local.live_files()[1].path
     victim.write_bytes(b"PAR1 not a parquet file PAR1")
     remote = pl.open_table(str(copy), engine=engine)
-    got, want = profile_table(remote), profile_table(local)
+    got, want = profile_table(remote.reader, engine=remote.engine), profile_table(local.reader, engine=local.engine)
     assert [e.file_name for e in got.errors] == [local.live_files()[1].entry.file.file_name]
     assert got.to_dict() == want.to_dict()

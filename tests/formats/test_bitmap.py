@@ -803,7 +803,7 @@ def test_file_index_summaries_are_computed_once(monkeypatch: pytest.MonkeyPatch)
     calls = []
     real = fi.summarize
     monkeypatch.setattr(fi, "summarize", lambda reader: calls.append(reader) or real(reader))
-    infos = [i for i in fi.table_file_indexes(table) if i.reader is not None]
+    infos = [i for i in fi.table_file_indexes(table.reader) if i.reader is not None]
     assert infos and len(calls) == len(infos)
     bitmap = next(i for i in infos if i.index_type == "bitmap")
     first = bitmap.summary()

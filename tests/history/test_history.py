@@ -61,7 +61,7 @@ def brute_force(table: Any, snapshot_id: int) -> dict[str, Any]:
         "level_files": dict(sorted(Counter(lf.entry.file.level for lf in live).items())),
         "small_files": sum(1 for x in sizes if x < small),
         "indexed_files": len(labels),
-        "index_bytes": sum(s.index_size(lf) or 0 for lf in live if lf.entry.file.file_name in labels),
+        "index_bytes": sum(s.reader.index_size(lf) or 0 for lf in live if lf.entry.file.file_name in labels),
         "index_coverage": {**{c: coverage.get(c, 0) for c in configured},
                            **{k: v for k, v in sorted(coverage.items()) if k not in configured}},
         "unindexed_files": {c: len(live) - coverage.get(c, 0) for c in configured},
@@ -161,7 +161,8 @@ def test_diff_equals_brute_force(path: Path) -> None:
     for label, (x, y) in d.index_coverage.items():
         assert (x, y) == (brute_force(table, a)["index_coverage"].get(label, 0),
                           brute_force(table, b)["index_coverage"].get(label, 0)), label
-    assert d.deleted_rows == (brute_force(table, a)["dv_deleted_rows"], brute_force(table, b)["dv_deleted_rows"])
+    assert d.deleted_rows == (brute_force(table, a)["dv_deleted_rows"],
+                              brute_force(table, b)["dv_deleted_rows"])
     assert d.frame().shape[0] == len(d.added) + len(d.removed)
     check_frame(d.frame(), DIFF_COLUMNS, "diff")
     json.dumps(d.to_dict(), default=str)
@@ -228,8 +229,8 @@ def test_commits_read_in_tasks_give_the_same_timeline(engine: str, request: pyte
     runner = get_engine(engine, spark=request.getfixturevalue("spark") if engine == "spark" else None, workers=2)
     for path in (TABLES[0], TABLES[1], TABLES[3]):
         table = pl.open_table(str(path), progress=False)
-        local = [s.to_dict() for s in history(table)]
-        assert [s.to_dict() for s in history(table, engine=runner, min_distributed=2)] == local
+        local = [s.to_dict() for s in history(table.reader)]
+        assert [s.to_dict() for s in history(table.reader, engine=runner, min_distributed=2)] == local
 
 
 # ---- random histories (paimon-lens' writer) against brute force -----------------------------------

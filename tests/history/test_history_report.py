@@ -30,7 +30,7 @@ def test_report_leads_with_history_when_a_workload_query_reads_more() -> None:
 
 def test_regressions_equal_explain_at_both_snapshots() -> None:
     table = pl.open_table(str(ROOT / "data" / "orders_dv20"), progress=False)
-    found = regressions(table, table.history(), as_workload(["qty > 5"]))
+    found = regressions(table.reader, table.history(), as_workload(["qty > 5"]))
     (row,) = found
     assert row["from_snapshot"] == 1
     assert row["read_bytes_then"] == table.at(1).explain("qty > 5").summary()["read_bytes"]
@@ -41,7 +41,7 @@ def test_regressions_equal_explain_at_both_snapshots() -> None:
 def test_a_query_on_a_column_added_later_is_compared_from_its_schema() -> None:
     """events20's column tag exists from schema 1 (snapshot 5): the comparison starts there."""
     table = pl.open_table(str(ROOT / "data" / "events20"), progress=False)
-    (row,) = regressions(table, table.history(), as_workload(["tag = 'x'"]))
+    (row,) = regressions(table.reader, table.history(), as_workload(["tag = 'x'"]))
     assert row["from_snapshot"] == 5 and "error" not in row
 
 
@@ -65,7 +65,7 @@ def test_timeline_findings() -> None:
         _facts(2, schema_id=1, index_coverage={"bitmap(status)": 10}),
         _facts(3, "COMPACT", schema_id=1, index_coverage={"bitmap(status)": 4}),
     ])
-    (f,) = history_findings(table, dropped)
+    (f,) = history_findings(table.reader, dropped)
     assert f.kind == "index-dropped" and "6 files lost it" in f.title
     assert any("rewrite_file_index" in st for st in f.statements)
     assert any("file-index.bitmap.columns" in st for st in f.statements)
@@ -73,15 +73,15 @@ def test_timeline_findings() -> None:
         _facts(1, index_coverage={"bloom-filter(id)": 0}, unindexed_files={"bloom-filter(id)": 10}),
         _facts(2, files=14, index_coverage={"bloom-filter(id)": 1}, unindexed_files={"bloom-filter(id)": 13}),
     ])
-    assert [f.kind for f in history_findings(table, recent)] == ["index-missing-recent"]
+    assert [f.kind for f in history_findings(table.reader, recent)] == ["index-missing-recent"]
     growing = History("t", [
         _facts(1, "COMPACT", dv_max_bucket_ratio=0.0, small_files=0),
         _facts(2, dv_max_bucket_ratio=0.05, dv_deleted_rows=50, small_files=10),
         _facts(3, dv_max_bucket_ratio=0.2, dv_deleted_rows=200, dv_files=3, small_files=30, files=40),
     ])
-    kinds = {f.kind for f in history_findings(table, growing)}
+    kinds = {f.kind for f in history_findings(table.reader, growing)}
     assert kinds == {"dv-growing", "small-files-growing"}
-    assert history_findings(table, History("t", [_facts(1)])) == []
+    assert history_findings(table.reader, History("t", [_facts(1)])) == []
 
 
 @pytest.mark.parametrize("name", ["orders_dv20", "events20"])

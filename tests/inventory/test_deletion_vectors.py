@@ -30,7 +30,7 @@ def test_deletion_vectors_match_oracle(oracle: Path) -> None:
     o = load_json(oracle)
     table = _table(oracle)
     want = {dv["data_file"]: (e, dv) for e in o["index_manifest_entries"] for dv in e.get("deletion_vectors") or []}
-    got = {d.data_file: d for d in table_deletion_vectors(table)}
+    got = {d.data_file: d for d in table_deletion_vectors(table.reader)}
     assert set(got) == set(want)
     for name, (entry, dv) in want.items():
         d = got[name]
@@ -52,7 +52,7 @@ def test_hash_index_matches_oracle() -> None:
     oracle = next(p for p in WITH_INDEX if p.stem == "oracle_orders_dyn")
     o = load_json(oracle)
     want = {e["path"]: e["hashes"] for e in o["index_manifest_entries"] if e["index_type"] == "HASH"}
-    got = {h.index_file: h for h in table_hash_index(_table(oracle))}
+    got = {h.index_file: h for h in table_hash_index(_table(oracle).reader)}
     assert set(got) == set(want)
     for path, hashes in want.items():
         idx = got[path].index
@@ -74,7 +74,7 @@ def test_corrupt_index_file_is_reported_not_raised(tmp_path: Path) -> None:
     dv = entry["deletion_vectors"][0]
     data[dv["offset"] + 4] ^= 0xFF  # break the magic of the first blob
     f.write_bytes(bytes(data))
-    rows = table_deletion_vectors(pl.open_table(str(dst)))
+    rows = table_deletion_vectors(pl.open_table(str(dst)).reader)
     broken = [r for r in rows if r.error]
     assert len(broken) == 1 and "magic" in broken[0].error and str(f) in broken[0].error
     assert all(r.crc_ok for r in rows if not r.error)

@@ -25,7 +25,7 @@ def _dir(oracle: Path) -> Path:
 @pytest.mark.parametrize("oracle", ORACLES, ids=lambda p: p.stem[7:])
 def test_index_types_and_sizes_match_oracle(oracle: Path) -> None:
     o = load_json(oracle)
-    infos = table_file_indexes(pl.open_table(str(_dir(oracle))))
+    infos = table_file_indexes(pl.open_table(str(_dir(oracle))).reader)
     assert not [i.error for i in infos if i.error]
     got: dict[str, dict[str, dict[str, int]]] = {}
     for i in infos:
@@ -37,7 +37,7 @@ def test_index_types_and_sizes_match_oracle(oracle: Path) -> None:
 @pytest.mark.parametrize("oracle", ORACLES, ids=lambda p: p.stem[7:])
 def test_summaries_agree_with_the_data(oracle: Path) -> None:
     """Row counts in every decoded index equal the data file's row count."""
-    infos = table_file_indexes(pl.open_table(str(_dir(oracle))))
+    infos = table_file_indexes(pl.open_table(str(_dir(oracle))).reader)
     for i in infos:
         s = i.summary()
         if "row_count" in s:
@@ -85,7 +85,7 @@ def test_corrupt_external_index_is_reported_and_the_rest_goes_on(tmp_path: Path)
     shutil.copytree(src, dst)
     victim = sorted(dst.glob("bucket-0/*.index"))[0]
     victim.write_bytes(b"\x00" * 40)
-    infos = table_file_indexes(pl.open_table(str(dst)))
+    infos = table_file_indexes(pl.open_table(str(dst)).reader)
     bad = [i for i in infos if i.error]
     assert len(bad) == 1 and "bad magic" in (bad[0].error or "") and str(victim) in (bad[0].error or "")
     assert len({i.file.entry.file.file_name for i in infos if not i.error}) == 5
@@ -182,7 +182,7 @@ def test_decoded_indexes_are_let_go_once_summarised() -> None:
 
     before = held()  # what other tests of this process may still hold
     table = pl.open_table(str(FIXTURES / "tables/a_append_indexed/warehouse/db.db/events_external"))
-    infos = table_file_indexes(table)
+    infos = table_file_indexes(table.reader)
     decoded = [i for i in infos if i.reader is not None]
     assert decoded and all(isinstance(i.reader, DeferredReader) and i.reader._real is None for i in decoded)
     assert all(i.summary() for i in decoded)  # from what was kept
@@ -224,9 +224,9 @@ def test_index_facts_are_the_decoded_indexes_facts(table_dir: str) -> None:
     the same rows, and per bitmap column the rows of each value that ``bitmap_values`` sums."""
     from paimon_lens.inventory.file_indexes import index_facts
 
-    facts = index_facts(pl.open_table(str(FIXTURES / table_dir)))
+    facts = index_facts(pl.open_table(str(FIXTURES / table_dir)).reader)
     table = pl.open_table(str(FIXTURES / table_dir))
-    infos = table_file_indexes(table)
+    infos = table_file_indexes(table.reader)
     assert [(f.file.path, f.column, f.index_type, f.storage, f.bytes, f.decoded, f.error) for f in facts.facts] == \
         [(i.file.path, i.column, i.index_type, i.storage, i.bytes, i.reader is not None, i.error) for i in infos]
     for f, i in zip(facts.facts, infos):

@@ -117,7 +117,7 @@ def test_a_manifest_removed_by_expiry_says_so(events: Path) -> None:
     Path(e.source.path).unlink()
     with pytest.raises(PaimonLensError, match="does not exist"):
         e.read()
-    assert e.source.path in t.file_io_missing  # what the consistency check looks at
+    assert e.source.path in t.reader.file_io_missing  # what the consistency check looks at
 
 
 def test_the_cache_is_bounded_by_bytes(events: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -37,7 +37,7 @@ def test_files_match_oracle(oracle: Path) -> None:
     o = load_json(oracle)
     table = pl.open_table(str(_table_dir(oracle)))
     assert table.snapshot_id == o["latest_snapshot_id"]
-    got = {r["file_name"]: r for r in (file_record(table, lf, as_json=True) for lf in table.live_files())}
+    got = {r["file_name"]: r for r in (file_record(table.reader, lf, as_json=True) for lf in table.live_files())}
     want = {f["file_name"]: f for f in o["files"]}
     assert set(got) == set(want)
     for name, w in want.items():

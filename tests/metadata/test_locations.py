@@ -59,8 +59,8 @@ def test_deletion_vectors_in_the_bucket_directory(tmp_path: Path) -> None:
     _set_options(copy, **{"index-file-in-data-file-dir": "true"})
     moved = 0
     for e in want.index_entries():
-        part = want.decode_partition(e.partition, "test")
-        target = copy / want.bucket_path(e.bucket, part) / e.file_name
+        part = want.reader.decode_partition(e.partition, "test")
+        target = copy / want.reader.bucket_path(e.bucket, part) / e.file_name
         shutil.move(str(copy / "index" / e.file_name), target)
         moved += 1
     assert moved

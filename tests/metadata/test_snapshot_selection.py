@@ -123,7 +123,7 @@ def test_corrupt_snapshot_json(events_copy: Path) -> None:
 def test_merge_add_delete_on_compacted_table() -> None:
     """orders_dv was compacted: DELETE entries cancel ADDs across manifests."""
     t = pl.open_table(str(ORDERS))
-    entries = t.manifest_entries()
+    entries = t.reader.manifest_entries()
     assert any(e.kind == 1 for e in entries)
     live = merge_entries(entries)
     assert len(live) == 4 < len([e for e in entries if e.kind == 0])

@@ -34,9 +34,9 @@ def test_cli_report_gives_freed_memory_back_after_each_section(tmp_path: Path,
 def test_release_lets_go_and_the_table_reads_again() -> None:
     t = pl.open_table(str(EVENTS20))
     before = t.explain("id = 3").summary()
-    assert t.memoized("index_facts") or t.live_files()
+    assert t.reader.memoized("index_facts") or t.live_files()
     t.release()
-    assert not t._memo and t._files is None and not t._cache.manifests
+    assert not t.reader._memo and t.reader._files is None and not t.reader._cache.manifests
     assert t.explain("id = 3").summary() == before  # read again, the same answer
 
 

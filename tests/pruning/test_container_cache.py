@@ -36,20 +36,20 @@ def test_reused_containers_give_the_answers_of_a_fresh_table(path: Path, wheres:
 
     monkeypatch.setattr(sfi, "open_container", counting)
     reused = pl.open_table(str(path), progress=False)
-    reused._cache.shared["index_containers"] = sfi.ContainerCache()
+    reused.reader._cache.shared["index_containers"] = sfi.ContainerCache()
     got = [_answers(reused.explain(where)) for where in wheres * 2]
     assert opened and len(opened) == len(set(opened))  # each container opened once for all the explains
-    assert reused.shared("index_containers", sfi.ContainerCache).size > 0
+    assert reused.reader.shared("index_containers", sfi.ContainerCache).size > 0
     for where, answers in zip(wheres * 2, got):
         fresh = pl.open_table(str(path), progress=False)
-        fresh._cache.shared["index_containers"] = sfi.ContainerCache()  # its own, empty
+        fresh.reader._cache.shared["index_containers"] = sfi.ContainerCache()  # its own, empty
         assert answers == _answers(fresh.explain(where))
 
 
 def test_the_cache_keeps_to_its_budget() -> None:
     table = pl.open_table(str(EVENTS20), progress=False)
     cache = sfi.ContainerCache(budget=2_000)
-    table._cache.shared["index_containers"] = cache
+    table.reader._cache.shared["index_containers"] = cache
     report = table.explain("country = 'DE' OR user_id = 7")
     assert any(f.index_result != "NO_INDEX" for f in report.files)
     assert cache.size <= 2_000 or len(cache._entries) == 1

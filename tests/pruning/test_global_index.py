@@ -171,8 +171,8 @@ def test_decoded_index_answers_match_brute_force() -> None:
             continue  # its index is stale on purpose
         t = _table(o)
         rows = {r["_ROW_ID"]: r for r in o["rows"]}
-        for g in global_index_files(t):
-            idx = open_global_index(t, g)
+        for g in global_index_files(t.reader):
+            idx = open_global_index(t.reader, g)
             assert isinstance(idx, SortedIndex)
             for key, ids in zip(idx.keys, idx.rows):
                 for local in ids:

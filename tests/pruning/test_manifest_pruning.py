@@ -51,9 +51,9 @@ def _eager(table: Any, where: str) -> dict[str, Any]:
     rules = table.rules
     predicate = parse_where(where, table.schema.fields)
     files = table.live_files()
-    verdicts, notes = _explained_all(table, predicate, files, False, True, rules)
-    report = ExplainReport(table, where, predicate, verdicts, False,
-                           _version_notes(table, predicate, rules, files) + notes, rules=rules)
+    verdicts, notes = _explained_all(table.reader, predicate, files, False, True, rules)
+    report = ExplainReport(table.reader, where, predicate, verdicts, False,
+                           _version_notes(table.reader, predicate, rules, files) + notes, rules=rules)
     return report.to_dict()
 
 
@@ -77,7 +77,7 @@ def test_manifests_of_other_partitions_are_not_read(history_table: Path) -> None
     report = table.explain("dt = 'c' AND score = 3")
     skipped = {m.file_name for m in report.skipped_manifests}
     assert skipped and skipped < manifests
-    assert not skipped & set(table._cache.manifests)  # never opened
+    assert not skipped & set(table.reader._cache.manifests)  # never opened
     assert not report.complete
     kept = report.candidate_files
     assert kept and {f.partition["dt"] for f in kept} == {"c"}

@@ -31,14 +31,14 @@ def test_lazy_answers_equal_eager_ones(name: str, where: str) -> None:
     report = lazy.explain(where)
     eager = pl.open_table(str(DATA / name), progress=False)
     eager.deletion_vectors()  # every vector decoded first: the read stage takes them all
-    assert eager.memoized("deletion_vectors")
+    assert eager.reader.memoized("deletion_vectors")
     assert _verdicts(report) == _verdicts(eager.explain(where))
 
 
 def test_a_partition_filter_decodes_only_the_kept_partitions_vectors() -> None:
     table = pl.open_table(str(DATA / "demo_orders"), progress=False)
     report = table.explain("dt = '2025-01-02'")
-    assert not table.memoized("deletion_vectors")  # not the whole snapshot's
+    assert not table.reader.memoized("deletion_vectors")  # not the whole snapshot's
     pruned = [f for f in report.files if f.stage == "partition"]
     assert pruned and any(f.deleted_rows for f in pruned)  # counts from the index manifest
     # stats of pruned files are not decoded until asked (the answers equal eager ones: see above)

@@ -78,31 +78,31 @@ def test_shown_hides_primary_key_steps_and_steps_not_consulted() -> None:
 
 def test_append_table_chain_follows_the_predicate() -> None:
     t = pl.open_table(ROOT / "data/events20")
-    assert _chain(_planner(t, "dt = '2025-01-01' AND score > 50")) == [
+    assert _chain(_planner(t.reader, "dt = '2025-01-01' AND score > 50")) == [
         PartitionStage, scan.ValueStatsStage, EmbeddedIndexStage]
-    planner = _planner(t, None)
+    planner = _planner(t.reader, None)
     assert _chain(planner) == [PartitionStage, scan.ValueStatsStage, EmbeddedIndexStage]
     assert planner.data_filter is None  # no value filter to test: evaluate never reaches the value stages
 
 
 def test_primary_key_table_chain_by_release() -> None:
     t = pl.open_table(ROOT / "data/orders_dv20")
-    new = _chain(_planner(t, "order_id = 7 AND status = 'PAID'"))
+    new = _chain(_planner(t.reader, "order_id = 7 AND status = 'PAID'"))
     assert new == [PartitionStage, BucketStage, LevelStage, scan.ValueStatsStage, EmbeddedIndexStage,
                    KeyStatsStage, WholeBucketStage]
     # Paimon 0.9: no file index on primary-key tables, and the value filter replaces the key filter
-    old = _chain(_planner(t, "order_id = 7 AND status = 'PAID'", "0.9"))
+    old = _chain(_planner(t.reader, "order_id = 7 AND status = 'PAID'", "0.9"))
     assert old == [PartitionStage, BucketStage, LevelStage, scan.ValueStatsStage, WholeBucketStage]
 
 
 def test_data_evolution_table_decides_row_range_groups() -> None:
     t = pl.open_table(GLOBAL / "gi_basic")
-    assert RowRangeStatsStage in _chain(_planner(t, "idx = 120"))
+    assert RowRangeStatsStage in _chain(_planner(t.reader, "idx = 120"))
 
 
 def test_place_stages_agree_with_the_decisions() -> None:
     t = pl.open_table(ROOT / "data/orders_dv20")
-    planner = _planner(t, "order_id = 7")
+    planner = _planner(t.reader, "order_id = 7")
     for lf in t.live_files():
         ev = planner.evaluate(lf)
         kept = ev.stage not in ("partition", "bucket", "level")
@@ -118,8 +118,8 @@ def test_plan_stages_apply_by_table_query_and_release() -> None:
     assert GlobalIndexStage.applies(gi, rules_for("2.0"), plain)
     assert not GlobalIndexStage.applies(gi, rules_for("2.0"), Query(p, p, row_ranges=[(0, 5)]))
     verdicts = gi.explain("idx = 120").files
-    assert GlobalIndexStage.run(gi, rules_for("0.9"), plain, verdicts) is None  # 0.9 has no global index
-    out = GlobalIndexStage.run(gi, rules_for("2.0"), plain, verdicts)
+    assert GlobalIndexStage.run(gi.reader, rules_for("0.9"), plain, verdicts) is None  # 0.9 has no global index
+    out = GlobalIndexStage.run(gi.reader, rules_for("2.0"), plain, verdicts)
     assert out is not None and out.fields["global_index"] is not None
     assert not TopNStage.applies(gi, rules_for("2.0"), plain)
     assert TopNStage.applies(gi, rules_for("2.0"), Query(p, p, topn=TopN.parse("idx", 3)))

@@ -107,10 +107,10 @@ def test_deferred_verdicts_equal_planning_each_file(which: str, where: str, requ
 def test_stats_removed_files_are_left_undecided(table_path: Path) -> None:
     table = pl.open_table(str(table_path), progress=False)
     predicate = parse_where("id = 65", table.schema.fields)
-    decided, removed = plan_deferring(table, predicate)
+    decided, removed = plan_deferring(table.reader, predicate)
     assert removed is not None and len(removed.positions) > 10
     assert all(decided[k] is None for k in removed.positions)
-    full = plan(table, predicate)
+    full = plan(table.reader, predicate)
     for k in removed.positions:
         d = removed.decision(k)
         assert d == full[k] and d.stage == "stats" and d.reason == full[k].reason
@@ -123,7 +123,7 @@ def test_summary_before_listing_counts_without_building(table_path: Path) -> Non
     assert report._later is not None  # the stats-removed verdicts are not built yet
     s = report.summary(complete=False)
     assert report._later is not None
-    assert s["files"] == table.live_file_count
+    assert s["files"] == table.reader.live_file_count
     assert s["skipped_by"]["stats"] == len(report._later[0].removed.positions)
     assert len(report.candidate_files) == s["files"] and report._later is None
 
@@ -143,8 +143,8 @@ def test_planned_files_read_whole_are_left_undecided(mixed_path: Path, where: st
     whose index file is missing, nor any file of a predicate on an indexed column."""
     table = pl.open_table(str(mixed_path), progress=False)
     predicate = parse_where(where, table.schema.fields)
-    decided, later = plan_deferring(table, predicate)
-    full = plan(table, predicate)
+    decided, later = plan_deferring(table.reader, predicate)
+    full = plan(table.reader, predicate)
     files = table.live_files()
     read_whole = [] if later is None else later.read_whole
     assert bool(read_whole) is whole
@@ -171,7 +171,7 @@ def test_summary_counts_files_read_whole_without_building(mixed_path: Path) -> N
     assert report._later is not None and report._later[0].read_totals[0] > 0
     s = report.summary(complete=False)
     assert report._later is not None
-    assert s["files"] == table.live_file_count and s["planned_files"] == table.live_file_count
-    assert s["read_files"] == table.live_file_count  # the deleted row leaves the others of its file
+    assert s["files"] == table.reader.live_file_count and s["planned_files"] == table.reader.live_file_count
+    assert s["read_files"] == table.reader.live_file_count  # the deleted row leaves the others of its file
     report._built()
     assert report.summary(complete=False) == s

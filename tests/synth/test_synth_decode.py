@@ -149,7 +149,7 @@ def _check_exact(reader: Any, values: list[Any], what: str) -> None:
 def test_every_index_agrees_with_brute_force(synth: SynthResult) -> None:
     root = Path(synth.path)
     t = pl.open_table(synth.path)
-    infos = table_file_indexes(t)
+    infos = table_file_indexes(t.reader)
     expected = {(c, ty) for ty, c in synth.spec.indexes}
     assert len(infos) == len(synth.files) * len(expected)
     seen: set[tuple[str, str]] = set()
@@ -179,7 +179,7 @@ def test_every_index_agrees_with_brute_force(synth: SynthResult) -> None:
 
 def test_deletion_vectors_are_what_the_job_deleted(synth: SynthResult) -> None:
     t = pl.open_table(synth.path)
-    dvs = table_deletion_vectors(t)
+    dvs = table_deletion_vectors(t.reader)
     deleted = {Path(f.path).name: f.deleted for f in synth.files if f.deleted}
     if not synth.spec.deletion_vectors:
         assert dvs == [] and not deleted

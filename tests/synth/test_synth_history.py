@@ -85,7 +85,8 @@ def test_kinds_schemas_and_tags(history: dict[str, Any]) -> None:
     assert h["files_per_snapshot"] == [len(t.at(s).live_files()) for s in range(1, 31)]
     live = t.live_files()
     assert h["live_files"] == len(live) and h["files_written"] == LOCAL["files_per_commit"] * len(h["appends"])
-    assert h["indexed_live_files"] == len(indexed(t, "bitmap", "status")) == len(live)  # after the full compaction
+    # after the full compaction
+    assert h["indexed_live_files"] == len(indexed(t, "bitmap", "status")) == len(live)
     assert h["dv_live_files"] == len(positions_by_file(t))
 
 
@@ -114,8 +115,8 @@ def test_indexes_follow_the_schema_and_the_compactions(history: dict[str, Any]) 
     def coverage(sid: int, dt: str | None = None) -> tuple[int, int, int]:
         at = t.at(sid)
         names = {lf.file.file_name for lf in at.live_files() if dt is None or lf.partition["dt"] == dt}
-        return (len(indexed(at, "bitmap", "status") & names), len(indexed(at, "bloom-filter", "customer_id") & names),
-                len(names))
+        return (len(indexed(at, "bitmap", "status") & names),
+                len(indexed(at, "bloom-filter", "customer_id") & names), len(names))
 
     assert coverage(h["index_added"] - 1)[:2] == (0, 0)
     bitmap, bloom, files = coverage(h["index_added"])

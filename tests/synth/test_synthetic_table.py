@@ -114,7 +114,7 @@ PREDICATES = [
 def test_explain_never_skips_a_match(table_dir: Path, table: Table, template: str) -> None:
     t = table
     where = template.format(id=_some_value(table_dir, "id"), user_id=_some_value(table_dir, "user_id"))
-    report = explain(t, where, truth=True)
+    report = explain(t.reader, where, truth=True)
     assert not report.notes, report.notes
     assert len(report.files) == FILES
     for f in report.files:

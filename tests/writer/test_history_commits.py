@@ -178,7 +178,7 @@ def test_compaction_rewrites_buckets_drops_deleted_rows_and_follows_the_current_
                                                                                                "COMPACT"]
     assert live_rows(t) == want
     check_counts(t)
-    delta = t.delta_entries()
+    delta = t.reader.delta_entries()
     removed = [e for e in delta if e.kind == 1]
     added = [e for e in delta if e.kind == 0]
     assert delta[:len(removed)] == removed  # DELETEs first, then ADDs
@@ -271,7 +271,7 @@ def test_deletes_union_vectors_per_bucket_and_commit_overwrite(tmp_path: Path) -
     for sid in (3, 4, 5):
         snap = raw_snapshot(root, sid)
         assert snap["deltaRecordCount"] == 0 and snap["totalRecordCount"] == 80
-        assert t.at(sid).delta_entries() == []
+        assert t.at(sid).reader.delta_entries() == []
     check_counts(t)
     # one DV index file per partition and bucket holding the vectors of all its files
     entries = t.index_entries()
