@@ -162,13 +162,13 @@ def worker_cold(path: str, where: str) -> dict[str, Any]:
     table = pl.open_table(path, progress=False)
     opened = _since(t1)
     t2 = _clock()
-    report = explain(table, where)
+    report = explain(table.reader, where)
     first = _since(t2)
     cold = _since(t1)
     warm = []
     for w in WARM:
         s = _clock()
-        explain(table, w)
+        explain(table.reader, w)
         warm.append(_since(s))
     summary = report.summary()
     return {
@@ -230,19 +230,19 @@ def worker_breakdown(path: str, where: str) -> dict[str, Any]:
 
     timed("third-party imports done lazily by the first explain (fastavro, numpy, sqlglot)", lazy_imports)
     table = timed("open_table", lambda: pl.open_table(path, progress=False))
-    timed("manifest reading (live_entries)", table.live_entries)
+    timed("manifest reading (live_entries)", table.reader.live_entries)
     timed("live files: partitions, paths, stats (live_files)", table.live_files)
     plan, table_dvs = scan.plan, dvs.table_deletion_vectors
     scan.plan = wrap("plan", plan)
     dvs.table_deletion_vectors = wrap("dv", table_dvs)
     try:
-        timed("explain (first, on this table)", lambda: explain(table, where))
+        timed("explain (first, on this table)", lambda: explain(table.reader, where))
     finally:
         scan.plan, dvs.table_deletion_vectors = plan, table_dvs
     total = out.pop("explain (first, on this table)")
     planning = (inside["plan"][0], inside["plan"][1])
     predicate = parse_where(where, table.schema.fields)
-    share = _index_share(lambda: plan(table, predicate))
+    share = _index_share(lambda: plan(table.reader, predicate))
     parts = {
         f"explain: index evaluation (cProfile share {share['index']:.0%} of planning)": share["index"],
         f"explain: value-stats tests, stats_test / compiled ({share['stats']:.0%})": share["stats"],
@@ -255,12 +255,12 @@ def worker_breakdown(path: str, where: str) -> dict[str, Any]:
     out["explain: read stage and report (the rest of explain)"] = (
         total[0] - inside["plan"][0] - inside["dv"][0], total[1] - inside["plan"][1] - inside["dv"][1])
     out["explain (first, on this table)"] = total
-    timed("explain again, same predicate (warm)", lambda: explain(table, where))
+    timed("explain again, same predicate (warm)", lambda: explain(table.reader, where))
 
     def evaluate_every_index() -> int:
         n = 0
         for lf in table.live_files():
-            container = open_container(table, lf)
+            container = open_container(table.reader, lf)
             if container is not None:
                 FileIndexPredicate(container, table.schema.fields).evaluate(predicate)
                 n += 1
@@ -303,7 +303,7 @@ def worker_profile(path: str, where: str) -> dict[str, Any]:
     s = time.perf_counter()
     prof.enable()
     table = pl.open_table(path, progress=False)
-    explain(table, where)
+    explain(table.reader, where)
     prof.disable()
     wall = time.perf_counter() - s
     texts = {}

@@ -457,11 +457,11 @@ def decode_table(table: Table, summaries: bool = True) -> tuple[int, int]:
     ``table_file_indexes`` already computes each summary once (to surface corruption); with
     ``summaries`` every ``IndexInfo.summary()`` is also asked for, as the ``file_indexes()`` frame does.
     """
-    infos = table_file_indexes(table)
+    infos = table_file_indexes(table.reader)
     if summaries:
         for info in infos:
             info.summary()
-    dvs = table_deletion_vectors(table)
+    dvs = table_deletion_vectors(table.reader)
     errors = [i.error for i in infos if i.error] + [d.error for d in dvs if d.error]
     if errors:
         raise AssertionError(f"{table.path}: {errors[:3]}")
@@ -487,8 +487,8 @@ def fixture_tables() -> list[TableFacts]:
     out = []
     for path in sorted(FIXTURES.glob("tables*/*/warehouse/*.db/*/")):
         table = open_table(str(path))
-        infos = table_file_indexes(table)
-        dvs = table_deletion_vectors(table)
+        infos = table_file_indexes(table.reader)
+        dvs = table_deletion_vectors(table.reader)
         out.append(TableFacts(path, len(table.live_files()), len(infos), sum(i.bytes for i in infos),
                               len(dvs), sum(d.length for d in dvs)))
     return out

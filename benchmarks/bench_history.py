@@ -177,7 +177,7 @@ def measure(path: Path) -> dict[str, Any]:
     fresh = _table(path)
     t0 = time.perf_counter()
     for sid in sample:
-        reader = fresh.at(sid)
+        reader = fresh.at(sid).reader
         _Timeline(reader).read_whole(reader, [])
     whole_each = (time.perf_counter() - t0) / len(sample)
     return {"snapshots": len(ids), "live_files": full.snapshots[-1].files, "total_s": total,

@@ -348,21 +348,21 @@ def _sample_groups(table: Any, partitions: int) -> tuple[list[Any], list[Any]]:
             for p in SAMPLE_PARTITIONS if p < partitions}
     metas = []
     for m in table.manifest_files():
-        lo = table.decode_partition(m.partition_stats.min_values, "min")["dt"]
-        hi = table.decode_partition(m.partition_stats.max_values, "max")["dt"]
+        lo = table.reader.decode_partition(m.partition_stats.min_values, "min")["dt"]
+        hi = table.reader.decode_partition(m.partition_stats.max_values, "max")["dt"]
         if any(str(lo) <= d <= str(hi) for d in days):
             metas.append(m)
     entries = []
     for m in metas:
-        for e in read_manifest(table.file_io, table.manifest_dir, m.file_name, m.file_size):
-            dt = str(table.decode_partition(e.partition, "partition")["dt"])
+        for e in read_manifest(table.file_io, table.reader.manifest_dir, m.file_name, m.file_size):
+            dt = str(table.reader.decode_partition(e.partition, "partition")["dt"])
             if days.get(dt) == e.bucket:
                 entries.append(e)
     live = merge_entries(entries)
     keys = {(e.partition, e.bucket) for e in live}
     index = []
     if table.snapshot.index_manifest:
-        index = [e for e in merge_index_entries(read_index_manifest(table.file_io, table.manifest_dir,
+        index = [e for e in merge_index_entries(read_index_manifest(table.file_io, table.reader.manifest_dir,
                                                                     table.snapshot.index_manifest))
                  if (e.partition, e.bucket) in keys]
     return live, index
@@ -391,7 +391,7 @@ def check_sample(table: Any, spark: Any, explain_path: str, indexes_path: str, p
     from paimon_lens.pruning.explain import explain
 
     live, index = _sample_groups(table, partitions)
-    part = table.restricted(live, index)
+    part = table.reader.restricted(live, index)
     names = [e.file.file_name for e in live]
     want = sorted(explain(part, WHERE["pk"], rules=table.rules).to_dict()["files"], key=lambda r: r["file_name"])
     rows = spark.read.parquet(explain_path).where(F.col("file_name").isin(names)).collect()

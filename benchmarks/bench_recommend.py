@@ -97,7 +97,7 @@ def timed_recommend(path: Path, max_files: int | None) -> tuple[dict[str, float]
     times: dict[str, float] = {}
     t0 = time.perf_counter()
     table = paimon_lens.open_table(str(path))
-    profile = profile_table(table, max_files=max_files)
+    profile = profile_table(table.reader, max_files=max_files)
     times["profile"] = time.perf_counter() - t0
     t1 = time.perf_counter()
     wl = as_workload(WORKLOAD)
@@ -110,11 +110,11 @@ def timed_recommend(path: Path, max_files: int | None) -> tuple[dict[str, float]
         grid = candidate_grid(col, by_name[col].type, per_file, workload_kinds=kinds[col])
         cands.extend(c for c in grid if c.index_type != "bsi"
                      and (ranges or c.index_type is None or "range-bitmap" not in c.index_type))
-    result = measure(table, wl, cands, max_files=max_files)
+    result = measure(table.reader, wl, cands, max_files=max_files)
     times["what-if (build + evaluate)"] = time.perf_counter() - t1
     times["of which building indexes"] = sum(m.build_seconds for m in result.measures)  # measured, not scaled
     t2 = time.perf_counter()
-    advice = adv._advise(table, wl, False, profile, result, list(kinds), [], adv.QUERY_RUNS)
+    advice = adv._advise(table.reader, wl, False, profile, result, list(kinds), [], adv.QUERY_RUNS)
     times["advice"] = time.perf_counter() - t2
     times["total"] = time.perf_counter() - t0
     times["candidates"] = float(len(cands))

@@ -224,7 +224,7 @@ def bench_grid(files: int, rows: int, cache_dir: Path) -> rec.Record:
     candidates = grid_candidates()
     gc.collect()
     t0 = time.perf_counter()
-    result = measure(table, QUERIES, candidates)
+    result = measure(table.reader, QUERIES, candidates)
     seconds = time.perf_counter() - t0
     measured = result.records()
     for m in measured:
