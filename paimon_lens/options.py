@@ -116,19 +116,14 @@ class CoreOptions:
     def check(self) -> list[str]:
         """Every typed option read once: the values Paimon would refuse, each said (a boolean or a
         count that is not one, read as its default; a size that is not one)."""
-        for name in ("deletion_vectors_enabled", "deletion_vectors_bitmap64", "deletion_vectors_merge_on_read",
-                     "data_evolution_enabled", "row_tracking_enabled", "global_index_enabled",
-                     "file_index_read_enabled", "index_file_in_data_file_dir", "partition_legacy_name",
-                     "compaction_trigger"):
-            getattr(self, name)
-        problems = list(self.problems)
-        for key, default in (("source.split.target-size", DEFAULT_TARGET_SPLIT),
-                             ("source.split.open-file-cost", DEFAULT_OPEN_FILE_COST)):
-            try:
-                self.size(key, default)
-            except ValueError as e:
-                problems.append(str(e))
-        return problems
+        refused = []
+        for name, attr in vars(CoreOptions).items():
+            if isinstance(attr, cached_property):
+                try:
+                    getattr(self, name)
+                except ValueError as e:
+                    refused.append(str(e))
+        return [*self.problems, *refused]
 
     def get(self, key: str, default: str | None = None) -> str | None:
         """The option's text (``default`` when unset)."""
