@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .errors import CorruptFileError, PaimonLensError, SnapshotNotFoundError, TableNotFoundError
-from .rendering import register_html
+from .presentation.views import register_views
 
-# what the presentation layer renders (imported when first shown)
-register_html("paimon_lens.pruning.explain.ExplainReport", "paimon_lens.presentation.html:render_explain")
+register_views()  # how the presentation shows the services' answers (imported when first shown)
 
 if TYPE_CHECKING:
     import datetime

@@ -1,7 +1,7 @@
 """Human units for paimon-lens output: ``1.5 KiB``, ``1,234`` rows, ``1.23 %`` (no pandas needed).
 
 :func:`column_unit` tells the unit of a frame column from its name, the way paimon-lens names
-columns (see :mod:`paimon_lens.lens_frame`).
+columns (see :mod:`paimon_lens.presentation.lens_frame`).
 """
 
 from __future__ import annotations

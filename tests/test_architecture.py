@@ -23,9 +23,6 @@ LAYERS: dict[str, int] = {
     "paimon_lens.types": 0,
     "paimon_lens.values": 0,
     "paimon_lens.units": 0,
-    "paimon_lens.options": 0,
-    "paimon_lens.lens_frame": 0,
-    "paimon_lens.frame_columns": 0,
     "paimon_lens.progress": 0,
     "paimon_lens.rendering": 0,
     "paimon_lens._version": 0,
@@ -200,8 +197,8 @@ def test_cycle_finder_finds_a_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
 
 #: The modules the package root may hold besides its packages: the foundation every layer shares
 #: and the package's entry points. A new module goes into the package of its layer.
-ROOT_MODULES = {"__init__", "__main__", "_version", "errors", "types", "values", "units", "options", "progress",
-                "lens_frame", "frame_columns", "rendering"}
+#: the foundation (at most six modules) and the package's entry points
+ROOT_MODULES = {"__init__", "__main__", "_version", "errors", "types", "values", "units", "progress", "rendering"}
 
 
 def test_the_package_root_holds_only_the_foundation() -> None:
@@ -238,3 +235,35 @@ def test_compound_predicates_are_walked_by_the_visitor() -> None:
                 if any(isinstance(s, ast.Constant) and s.value in ("And", "Or") for s in sides):
                     found.append(f"{_short(module)}:{node.lineno}")
     assert not found, f"compound functions compared as strings (use predicate.visitor): {found}"
+
+
+def test_every_registered_view_resolves_to_a_presentation_function() -> None:
+    """The services' answers are shown by presentation functions registered by name: each names a
+    class that exists and a function of the presentation layer that exists."""
+    import importlib
+
+    import paimon_lens  # noqa: F401  (registers the views)
+    from paimon_lens.rendering import registered_views
+
+    views = registered_views()
+    assert views
+    for (class_path, view), target in views.items():
+        module_name, _, cls_name = class_path.rpartition(".")
+        assert hasattr(importlib.import_module(module_name), cls_name), f"{class_path} does not exist"
+        module, _, function = target.partition(":")
+        assert layer(module) == LAYERS["paimon_lens.presentation"], f"{class_path} {view}: {module} is no presentation"
+        assert callable(getattr(importlib.import_module(module), function, None)), f"{target} does not exist"
+
+
+def test_services_build_no_frames() -> None:
+    """Below the presentation no module builds a frame or imports pandas' display: services return
+    records, ``presentation/`` turns them into frames."""
+    found = []
+    for module, path in MODULES.items():
+        if layer(module) >= LAYERS["paimon_lens.presentation"]:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for word in ("LensFrame", "pd.DataFrame(", "frame_html"):
+            if word in text:
+                found.append(f"{_short(module)}: {word}")
+    assert not found, f"frames built below the presentation: {found}"

@@ -44,13 +44,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import PaimonLensError
-from ..frame_columns import RECOMMENDATION_COLUMNS, TRADEOFF_COLUMNS
 from ..inventory.global_indexes import global_index_columns
 from ..metadata.consistency import consistent
 from ..pruning.versions import PaimonRules, rules_of_newest
+from ..rendering import render, render_html
 from ..workload.model import Workload, as_workload
 from ..writer.file_index import DEFAULT_IN_MANIFEST_THRESHOLD, PREFIX, in_manifest_threshold, parse_index_options
 from .candidates import (
@@ -159,29 +159,15 @@ class Advice:
     # -- frames -------------------------------------------------------------------------------
     def frame(self) -> pd.DataFrame:
         """One row per recommendation."""
-        from ..lens_frame import LensFrame
-
-        rows = [{**r.to_dict(), "options": ", ".join(f"{k}={v}" for k, v in r.options.items())}
-                for r in self.recommendations]
-        return LensFrame(rows, columns=list(RECOMMENDATION_COLUMNS))
+        return cast("pd.DataFrame", render(self, "frame"))
 
     def tradeoff_frame(self) -> pd.DataFrame:
         """Every candidate of every column with its measured gain, cost, and whether it was eligible/chosen."""
-        from ..lens_frame import LensFrame
-
-        return LensFrame(self.tradeoffs, columns=list(TRADEOFF_COLUMNS))
+        return cast("pd.DataFrame", render(self, "tradeoff_frame"))
 
     def pareto_frame(self) -> pd.DataFrame:
         """Candidates on the Pareto front of index bytes (less is better) vs bytes avoided (more is better)."""
-        frame = self.tradeoff_frame()
-        keep = []
-        for _, row in frame.iterrows():
-            dominated = ((frame["index_bytes"] <= row["index_bytes"])
-                         & (frame["bytes_avoided_per_query"] >= row["bytes_avoided_per_query"])
-                         & ((frame["index_bytes"] < row["index_bytes"])
-                            | (frame["bytes_avoided_per_query"] > row["bytes_avoided_per_query"]))).any()
-            keep.append(not dominated)
-        return frame[keep].sort_values("index_bytes")
+        return cast("pd.DataFrame", render(self, "pareto_frame"))
 
     # -- SQL -----------------------------------------------------------------------------------
     def table_identifier(self) -> str:
@@ -252,13 +238,8 @@ class Advice:
             "notes": list(self.notes) + list(self.whatif.notes),
         }
 
-    def _repr_html_(self) -> str:
-        from ..lens_frame import frame_html
-
-        head = "<p><b>Recommendations</b>" + (" (workload derived from the column profiles)"
-                                               if self.workload_derived else "") + "</p>"
-        stmts = "".join(f"<pre>{_escape(s)}</pre>" for s in self.statements("spark"))
-        return head + frame_html(self.frame()) + stmts
+    def _repr_html_(self) -> str | None:
+        return render_html(self)
 
     def __repr__(self) -> str:
         def what(r: Recommendation) -> str:  # a drop's label already says "drop <type>"
@@ -267,12 +248,6 @@ class Advice:
         return f"<Advice {self.table.path!r}: " + "; ".join(
             f"{r.column}: {what(r)}" for r in self.recommendations) + ">"
 
-
-
-def _escape(text: str) -> str:
-    import html
-
-    return html.escape(text)
 
 
 def table_identifier(path: str) -> str:
@@ -325,7 +300,7 @@ def _same_value(key: str, a: str, b: str) -> bool:
     if key == "fpp":
         return float(a) == float(b)
     if key in ("index-block-size", "chunk-size"):
-        from ..options import parse_memory_size
+        from ..metadata.options import parse_memory_size
 
         return bool(parse_memory_size(a) == parse_memory_size(b))
     return a.strip() == b.strip()

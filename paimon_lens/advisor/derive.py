@@ -35,12 +35,13 @@ import math
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from ..frame_columns import DERIVED_QUERY_COLUMNS
 from ..predicate.model import Predicate
 from ..predicate.parser import PredicateError, literal_sql, parse_where, quote_identifier
+from ..rendering import render
 from ..types import DataType, Timestamp, date_from_days
 from ..values import float32
 from ..workload.model import Workload, WorkloadQuery
@@ -78,6 +79,11 @@ class DerivedQuery:
     predicate: Predicate | None = field(default=None, compare=False, repr=False)
     """``where`` bound to the profiled table's schema."""
 
+    def to_dict(self) -> dict[str, Any]:
+        """The query's fields but its bound predicate: where, weight, column, kind, description,
+        expected_ratio."""
+        return {f.name: getattr(self, f.name) for f in dataclass_fields(self) if f.name != "predicate"}
+
 
 @dataclass(frozen=True)
 class DerivedWorkload(Workload):
@@ -87,11 +93,8 @@ class DerivedWorkload(Workload):
     notes: tuple[str, ...] = ()
 
     def queries_frame(self) -> pd.DataFrame:
-        """One row per derived query: where, weight, column, kind, description, expected_ratio."""
-        from ..lens_frame import LensFrame
-
-        cols = list(DERIVED_QUERY_COLUMNS)
-        return LensFrame([{c: getattr(q, c) for c in cols} for q in self.derived], columns=cols)
+        """One row per derived query (:meth:`DerivedQuery.to_dict`)."""
+        return cast("pd.DataFrame", render(self, "queries_frame"))
 
 
 def to_workload(queries: Iterable[DerivedQuery], notes: Iterable[str] = (), source: str = SOURCE) -> DerivedWorkload:

@@ -54,13 +54,14 @@ import statistics
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..formats.bloom import DEFAULT_FPP, DEFAULT_ITEMS, bloom_filter_sizing
 from ..inventory.global_indexes import global_index_columns
+from ..metadata.options import SMALL_FILE_DIVISOR, target_file_size
 from ..metadata.snapshot_reader import IndexLocation
-from ..options import SMALL_FILE_DIVISOR, target_file_size
 from ..predicate.model import leaves
+from ..rendering import render
 from ..units import human_bytes, human_count, human_percent
 from .advise import alter_table
 from .finding import Finding, table_ref
@@ -114,14 +115,9 @@ class Findings:
         return len(self.items)
 
     def frame(self) -> pd.DataFrame:
-        """One row per finding (:data:`~paimon_lens.frame_columns.FINDING_COLUMNS`), ranked."""
-        from ..frame_columns import FINDING_COLUMNS
-        from ..lens_frame import LensFrame
-
-        rows = [{"rank": i, "kind": f.kind, "title": f.title, "subject": f.subject, "evidence": f.evidence,
-                 "impact": f.impact, "fix": f.fix, "statements": "; ".join(f.statements)}
-                for i, f in enumerate(self.items, 1)]
-        return LensFrame(rows, columns=list(FINDING_COLUMNS))
+        """One row per finding, ranked (:meth:`Finding.to_dict`; columns:
+        :data:`~paimon_lens.presentation.frame_columns.FINDING_COLUMNS`)."""
+        return cast("pd.DataFrame", render(self, "frame"))
 
     def to_dict(self) -> dict[str, Any]:
         """The ``findings --format json`` document."""

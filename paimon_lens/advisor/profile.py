@@ -55,9 +55,10 @@ import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from dataclasses import fields as dataclass_fields
 from decimal import Decimal
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -68,11 +69,11 @@ from ..engines.files import map_file_chunks, task_count
 from ..engines.local import LOCAL
 from ..errors import CorruptFileError, PaimonLensError
 from ..formats.data_file import arrow_from_internal, arrow_type, internal_values, read_stored_columns
-from ..frame_columns import COLUMN_FRAME_COLUMNS, FILE_FRAME_COLUMNS
 from ..inventory.deletion_vectors import deletion_vector_infos
 from ..metadata.consistency import consistent
 from ..metadata.row_ranges import is_blob_file
 from ..progress import progress as show_progress
+from ..rendering import render
 from ..types import DataField, DataType
 from ..values import float32, to_json, to_python
 
@@ -232,24 +233,31 @@ class TableProfile:
                 return c
         raise PaimonLensError(f"no profiled column {name!r}: {', '.join(c.name for c in self.columns)}")
 
-    def columns_frame(self) -> pd.DataFrame:
-        """One row per column (see :data:`COLUMN_FRAME_COLUMNS`)."""
-        from ..lens_frame import LensFrame
+    def column_records(self, as_json: bool = True) -> list[dict[str, Any]]:
+        """One record per column: its profile, values as JSON (or, ``as_json=False``, as Python objects)."""
+        conv = to_json if as_json else to_python
+        return [_column_record(c, conv) for c in self.columns]
 
-        rows = [_column_record(c, to_python) for c in self.columns]
-        return LensFrame(rows, columns=list(COLUMN_FRAME_COLUMNS))
-
-    def files_frame(self) -> pd.DataFrame:
-        """One row per profiled data file x column (see :data:`FILE_FRAME_COLUMNS`)."""
-        from ..lens_frame import LensFrame
-
+    def file_column_records(self, as_json: bool = True) -> list[dict[str, Any]]:
+        """One record per profiled data file x column, values as :meth:`column_records` gives them."""
+        conv = to_json if as_json else to_python
         types = {c.name: c.dtype for c in self.columns}
         rows = []
         for f in self.files:
-            part = {k: to_python(v, self.partition_types[k]) for k, v in f.partition.items()}
+            part = {k: conv(v, self.partition_types[k]) for k, v in f.partition.items()}
             for c in f.columns:
-                rows.append(_file_column_record(f, c, types[c.column], part, to_python))
-        return LensFrame(rows, columns=list(FILE_FRAME_COLUMNS))
+                rows.append(_file_column_record(f, c, types[c.column], part, conv))
+        return rows
+
+    def columns_frame(self) -> pd.DataFrame:
+        """One row per column (:meth:`column_records`; columns:
+        :data:`~paimon_lens.presentation.frame_columns.COLUMN_FRAME_COLUMNS`)."""
+        return cast("pd.DataFrame", render(self, "columns_frame"))
+
+    def files_frame(self) -> pd.DataFrame:
+        """One row per profiled data file x column (:meth:`file_column_records`; columns:
+        :data:`~paimon_lens.presentation.frame_columns.FILE_FRAME_COLUMNS`)."""
+        return cast("pd.DataFrame", render(self, "files_frame"))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict: ``table``, ``snapshot_id``, sampling, ``notes``, ``errors``, ``columns``, ``files``."""
@@ -263,8 +271,7 @@ class TableProfile:
                 "columns": [_file_column_record(f, c, types[c.column], part, to_json) for c in f.columns],
             })
         columns = []
-        for c in self.columns:
-            rec = _column_record(c, to_json)
+        for c, rec in zip(self.columns, self.column_records()):
             rec["quantiles"] = [to_json(v, c.dtype) for v in c.quantiles]
             rec["absent_value"] = to_json(c.absent_value, c.dtype)
             rec["samples"] = [{"value": to_json(x.value, c.dtype), "count": x.count, "file_name": x.file_name,
@@ -280,12 +287,15 @@ class TableProfile:
         }
 
 
+#: ColumnProfile fields a column record names otherwise (``column``, ``type``, ``partition_key``)
+#: or leaves to the JSON document (quantiles, samples, the absent value: values to convert)
+_NOT_RECORDED = frozenset({"name", "field_id", "dtype", "is_partition_key", "quantiles", "samples", "absent_value"})
+
+
 def _column_record(c: ColumnProfile, conv: Any) -> dict[str, Any]:
     rec: dict[str, Any] = {"column": c.name, "type": str(c.dtype), "partition_key": c.is_partition_key,
                            "null_ratio": c.null_ratio}
-    for name in COLUMN_FRAME_COLUMNS:
-        if name not in rec:
-            rec[name] = getattr(c, name)
+    rec.update((f.name, getattr(c, f.name)) for f in dataclass_fields(c) if f.name not in _NOT_RECORDED)
     rec["min"], rec["max"] = conv(c.min, c.dtype), conv(c.max, c.dtype)
     rec["top_values"] = [[conv(v, c.dtype), n] for v, n in c.top_values]
     return rec
@@ -295,9 +305,7 @@ def _file_column_record(f: FileProfile, c: FileColumnProfile, dtype: DataType, p
                         conv: Any) -> dict[str, Any]:
     rec: dict[str, Any] = {"file_name": f.file_name, "partition": partition, "bucket": f.bucket, "level": f.level,
                            "deleted_rows": f.deleted_rows}
-    for name in FILE_FRAME_COLUMNS:
-        if name not in rec:
-            rec[name] = getattr(c, name)
+    rec.update((f.name, getattr(c, f.name)) for f in dataclass_fields(c))
     rec["min"], rec["max"] = conv(c.min, dtype), conv(c.max, dtype)
     rec["top_values"] = [[conv(v, dtype), n] for v, n in c.top_values]
     return rec

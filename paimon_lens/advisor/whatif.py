@@ -55,7 +55,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pyroaring import BitMap
 
@@ -72,16 +72,16 @@ from ..formats.range_bitmap import RangeBitmapFileIndexReader, RangeBitmapWriter
 from ..formats.range_bitmap_dictionary import ChunkedDictionary, Key
 from ..formats.registry import UnsupportedIndexReader, create_reader
 from ..formats.result import BitmapIndexResult
-from ..frame_columns import QUERY_COLUMNS, THRESHOLD_COLUMNS, WHATIF_COLUMNS
 from ..metadata.consistency import consistent
+from ..metadata.options import parse_memory_size
 from ..metadata.row_ranges import is_blob_file
 from ..metadata.snapshot_reader import IndexLocation
-from ..options import parse_memory_size
 from ..predicate.model import LeafPredicate, Predicate
 from ..progress import progress as show_progress
 from ..pruning.evolution import devolve_filter, field_names
 from ..pruning.file_index_predicate import FileIndexPredicate, index_field_type
 from ..pruning.run import explain_many
+from ..rendering import render, render_html
 from ..types import DataType
 from ..workload.model import Workload, as_workload
 from ..writer.file_index import IndexSpec, build_container, in_manifest_threshold, make_index_writer
@@ -217,15 +217,11 @@ class WhatIfResult:
         return out
 
     def frame(self) -> pd.DataFrame:
-        """One row per candidate (see :data:`WHATIF_COLUMNS`)."""
-        from ..lens_frame import LensFrame
+        """One row per candidate (see :meth:`records`)."""
+        return cast("pd.DataFrame", render(self, "frame"))
 
-        return LensFrame(self.records(), columns=list(WHATIF_COLUMNS))
-
-    def query_frame(self) -> pd.DataFrame:
-        """One row per query x candidate: the baseline and what the candidate changes (scaled)."""
-        from ..lens_frame import LensFrame
-
+    def query_records(self) -> list[dict[str, Any]]:
+        """One record per query x candidate: the baseline and what the candidate changes (scaled)."""
         rows = []
         for cand, tallies in zip(self.candidates, self.tallies):
             for qi, (q, t) in enumerate(zip(self.queries, tallies)):
@@ -238,12 +234,14 @@ class WhatIfResult:
                     "rows_avoided": t.rows_avoided * q.scale, "index_bytes_read": t.index_bytes_read * q.scale,
                     "index_head_bytes_read": t.head_bytes_read * q.scale,
                 })
-        return LensFrame(rows, columns=list(QUERY_COLUMNS))
+        return rows
 
-    def threshold_frame(self, thresholds: Sequence[int] | None = None) -> pd.DataFrame:
+    def query_frame(self) -> pd.DataFrame:
+        """One row per query x candidate (see :meth:`query_records`)."""
+        return cast("pd.DataFrame", render(self, "query_frame"))
+
+    def threshold_records(self, thresholds: Sequence[int] | None = None) -> list[dict[str, Any]]:
         """Manifest growth per candidate x ``in-manifest-threshold`` (default: :func:`threshold_choices`)."""
-        from ..lens_frame import LensFrame
-
         rows = []
         scale = self.file_scale
         for cand, m in zip(self.candidates, self.measures):
@@ -256,12 +254,14 @@ class WhatIfResult:
                              "is_table_threshold": t == self.threshold,
                              "embedded_files": len(inside) * scale, "manifest_growth_bytes": sum(inside) * scale,
                              "external_files": len(outside) * scale, "external_bytes": sum(outside) * scale})
-        return LensFrame(rows, columns=list(THRESHOLD_COLUMNS))
+        return rows
 
-    def _repr_html_(self) -> str:
-        from ..lens_frame import frame_html
+    def threshold_frame(self, thresholds: Sequence[int] | None = None) -> pd.DataFrame:
+        """Manifest growth per candidate x ``in-manifest-threshold`` (see :meth:`threshold_records`)."""
+        return cast("pd.DataFrame", render(self, "threshold_frame", thresholds))
 
-        return frame_html(self.frame())
+    def _repr_html_(self) -> str | None:
+        return render_html(self)
 
     def __repr__(self) -> str:
         return (f"<WhatIfResult {self.table_path}: {len(self.candidates)} candidates x {len(self.queries)} queries "

@@ -51,8 +51,7 @@ from typing import TYPE_CHECKING, Any
 from ..engines.base import Engine
 from ..engines.spark import SparkEngine, create_session, is_null, plain, spark_cell, spark_kind
 from ..errors import PaimonLensError, TaskError, as_text, note_file
-from ..frame_columns import FILE_INDEX_COLUMNS
-from ..inventory.file_indexes import file_indexes, summary_values
+from ..inventory.file_indexes import INDEX_FIELDS, file_indexes, summary_cells
 from ..metadata.gc_pause import gc_paused
 from ..metadata.manifest import (
     FILE_KIND_ADD,
@@ -488,12 +487,9 @@ class SparkExplainReport:
 
 # ---- file indexes --------------------------------------------------------------------------------
 
-INDEX_BASE_FIELDS: tuple[tuple[str, str], ...] = (
-    ("partition", "string"), ("bucket", "long"), ("file_name", "string"), ("row_count", "long"),
-    ("column", "string"), ("index_type", "string"), ("storage", "string"), ("index_file", "string"),
-    ("bytes", "long"), ("error", "string"),
-)
-"""The file-index frame's first columns (``FILE_INDEX_COLUMNS``) and their Spark types."""
+INDEX_BASE_FIELDS: tuple[tuple[str, str], ...] = tuple(
+    (name, "long" if name in ("bucket", "row_count", "bytes") else "string") for name in INDEX_FIELDS)
+"""An index record's own fields (:data:`~paimon_lens.inventory.file_indexes.INDEX_FIELDS`) and their Spark types."""
 SUMMARY_COLUMN = "summary"
 """The raw rows' map of summary cells (text), cast into typed columns in the driver."""
 
@@ -533,7 +529,7 @@ class IndexWork:
     """The file indexes of a batch: the single-process
     :func:`~paimon_lens.inventory.file_indexes.file_indexes` of each file, each index a row as
     :func:`~paimon_lens.presentation.index_frames.file_indexes_frame` builds it (its
-    :func:`~paimon_lens.inventory.file_indexes.summary_values`)."""
+    :func:`~paimon_lens.inventory.file_indexes.summary_cells`)."""
 
     index_type: str | None
 
@@ -552,9 +548,7 @@ class IndexWork:
                 rows += 1
                 errors += 1 if info.error else 0
                 cells: dict[str, str | None] = {}
-                for i, (k, v) in enumerate(summary_values(info, as_json=False).items()):
-                    if k in FILE_INDEX_COLUMNS:
-                        k = f"index_{k}"
+                for i, (k, v) in enumerate(summary_cells(info, as_json=False).items()):
                     null = is_null(v)
                     facts = columns.get(k)
                     if facts is None:

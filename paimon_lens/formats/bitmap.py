@@ -56,7 +56,7 @@ from pyroaring import BitMap
 
 from ..errors import CorruptFileError
 from ..io.byte_reader import ByteReader
-from ..options import parse_memory_size
+from ..metadata.options import parse_memory_size
 from ..types import DataType
 from .bitmap_meta import (
     JavaHashMapOrder,

@@ -37,7 +37,7 @@ from pyroaring import BitMap
 
 from ..errors import CorruptFileError
 from ..io.byte_reader import ByteReader
-from ..options import parse_memory_size
+from ..metadata.options import parse_memory_size
 from ..types import DataType
 from .bit_slice import BitSliceIndexBitmap, max_code, read_bit_slice, write_bit_slice_codes
 from .grouping import CodedRows, first_occurrence_codes, write_batch

@@ -23,12 +23,13 @@ import datetime as _dt
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import PaimonLensError
 from ..metadata.manifest import FILE_KIND_ADD
+from ..metadata.options import configured_indexes
 from ..metadata.snapshot_reader import SnapshotReader
-from ..options import configured_indexes
+from ..rendering import render, render_html
 from ..units import human_bytes
 from .timeline import _File, _Timeline
 
@@ -228,11 +229,9 @@ class SnapshotDiff:
                          f"{new if new is not None else '(unset)'}")
         return lines
 
-    def frame(self) -> pd.DataFrame:
-        """One row per file added or removed (:data:`~paimon_lens.frame_columns.DIFF_COLUMNS`)."""
-        from ..frame_columns import DIFF_COLUMNS
-        from ..lens_frame import LensFrame
-
+    def file_records(self) -> list[dict[str, Any]]:
+        """One record per file added or removed: the change, the file's facts (partition values as
+        Python objects) and the commit that made it."""
         by: dict[str, Commit] = {}
         for c in self.commits:
             for f in c.added + c.removed:
@@ -245,7 +244,12 @@ class SnapshotDiff:
                              "level": f.level, "file_size": f.file_size, "row_count": f.row_count,
                              "indexes": list(f.indexes), "snapshot_id": None if commit is None else commit.snapshot_id,
                              "commit_kind": None if commit is None else commit.commit_kind})
-        return LensFrame(rows, columns=list(DIFF_COLUMNS))
+        return rows
+
+    def frame(self) -> pd.DataFrame:
+        """One row per file added or removed (:meth:`file_records`; columns:
+        :data:`~paimon_lens.presentation.frame_columns.DIFF_COLUMNS`)."""
+        return cast("pd.DataFrame", render(self, "frame"))
 
     def to_dict(self) -> dict[str, Any]:
         """The ``diff --format json`` document."""
@@ -381,12 +385,8 @@ class ExplainDiff:
                 "causes": [c.to_dict() for c in self.causes], "lines": self.lines(),
                 "problems": list(self.problems)}
 
-    def _repr_html_(self) -> str:
-        from html import escape
-
-        items = "".join(f"<li>{escape(line)}</li>" for line in self.lines()[2:])
-        head = "<br>".join(escape(line) for line in self.lines()[:2])
-        return f"<div><b>{escape(self.where)}</b><br>{head}<ul>{items}</ul></div>"
+    def _repr_html_(self) -> str | None:
+        return render_html(self)
 
 
 def _columns_of(predicate: Any, reader: SnapshotReader) -> list[str]:

@@ -23,13 +23,14 @@ import datetime as _dt
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ..errors import PaimonLensError
 from ..metadata.gc_pause import gc_paused
 from ..metadata.manifest import FILE_KIND_ADD, IndexFileMeta, ManifestEntry
+from ..metadata.options import SMALL_FILE_DIVISOR, configured_indexes, target_file_size
 from ..metadata.snapshot_reader import LiveFile, ReaderHandle, SnapshotReader
-from ..options import SMALL_FILE_DIVISOR, configured_indexes, target_file_size
+from ..rendering import render, render_html
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,7 +54,7 @@ class _File(NamedTuple):
 
 @dataclass
 class SnapshotFacts:
-    """One snapshot's row of the timeline (see :data:`~paimon_lens.frame_columns.HISTORY_COLUMNS`)."""
+    """One snapshot's row of the timeline (see :data:`~paimon_lens.presentation.frame_columns.HISTORY_COLUMNS`)."""
 
     snapshot_id: int
     commit_kind: str | None = None
@@ -94,9 +95,13 @@ class SnapshotFacts:
     """The snapshot was read whole (the first of the range, or its delta could not be applied)."""
     problems: list[str] = field(default_factory=list)
 
+    def record(self) -> dict[str, Any]:
+        """The snapshot's fields as Python values (the timeline frame's row)."""
+        return dict(self.__dict__)
+
     def to_dict(self) -> dict[str, Any]:
-        """The ``history --format json`` record (times as ISO 8601, level keys as strings)."""
-        out = dict(self.__dict__)
+        """The ``history --format json`` record (:meth:`record`, times as ISO 8601, level keys as strings)."""
+        out = self.record()
         out["time"] = None if self.time is None else self.time.isoformat()
         out["level_files"] = {str(k): v for k, v in self.level_files.items()}
         return out
@@ -386,12 +391,9 @@ class History:
     snapshots: list[SnapshotFacts]
 
     def frame(self) -> pd.DataFrame:
-        """One row per snapshot (:data:`~paimon_lens.frame_columns.HISTORY_COLUMNS`)."""
-        from ..frame_columns import HISTORY_COLUMNS
-        from ..lens_frame import LensFrame
-
-        rows = [dict(s.__dict__) for s in self.snapshots]
-        return LensFrame(rows, columns=list(HISTORY_COLUMNS))
+        """One row per snapshot (:meth:`SnapshotFacts.record`; columns:
+        :data:`~paimon_lens.presentation.frame_columns.HISTORY_COLUMNS`)."""
+        return cast("pd.DataFrame", render(self, "frame"))
 
     def to_dict(self) -> dict[str, Any]:
         """The ``history --format json`` document."""
@@ -408,10 +410,8 @@ class History:
     def __len__(self) -> int:
         return len(self.snapshots)
 
-    def _repr_html_(self) -> str:
-        from ..lens_frame import frame_html
-
-        return frame_html(self.frame(), max_rows=60)
+    def _repr_html_(self) -> str | None:
+        return render_html(self)
 
 
 def _tags_by_snapshot(table: SnapshotReader) -> dict[int, list[str]]:

@@ -108,6 +108,18 @@ def summarize(reader: FileIndexReader) -> dict[str, Any]:
     return {} if summary is None else summary.fields()
 
 
+INDEX_FIELDS: tuple[str, ...] = ("partition", "bucket", "file_name", "row_count", "column", "index_type", "storage",
+                                 "index_file", "bytes", "error")
+"""An index's own fields as a row of the file-index frame (its first columns); its summary's follow
+(:func:`summary_cells`)."""
+
+
+def summary_cells(info: IndexInfo, as_json: bool) -> dict[str, Any]:
+    """:func:`summary_values` as the cells after :data:`INDEX_FIELDS`: a summary field named like one
+    of them becomes ``index_<name>``."""
+    return {(f"index_{k}" if k in INDEX_FIELDS else k): v for k, v in summary_values(info, as_json).items()}
+
+
 def summary_values(info: IndexInfo, as_json: bool) -> dict[str, Any]:
     """The index summary with ``min``/``max`` converted for a frame (Python) or JSON."""
     out = info.summary()

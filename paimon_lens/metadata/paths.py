@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..options import CoreOptions
 from ..types import DataField, Timestamp, date_from_days
+from .options import CoreOptions
 
 MAIN_BRANCH = "main"
 BRANCH_PREFIX = "branch-"

@@ -8,8 +8,8 @@ from typing import Any
 
 from ..errors import CorruptFileError, TableNotFoundError
 from ..io.fileio import MAX_JSON_BYTES, FileIO, read_file
-from ..options import CoreOptions
 from ..types import DataField, TypeParseError, field_from_json
+from .options import CoreOptions
 from .paths import MAIN_BRANCH, branch_root
 from .snapshot import json_field, load_json_object
 

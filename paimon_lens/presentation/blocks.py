@@ -147,7 +147,7 @@ def block_html(block: Block) -> str:
     if isinstance(block, Heading):
         return f"<h3>{_runs_html(block.runs)}</h3>"
     if isinstance(block, Frame):
-        from ..lens_frame import frame_html
+        from .lens_frame import frame_html
 
         return frame_html(block.frame, max_rows=block.max_rows)
     if isinstance(block, Definitions):

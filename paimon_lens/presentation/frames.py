@@ -11,15 +11,6 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CorruptFileError, PaimonLensError, as_text
-from ..frame_columns import (
-    DELETION_VECTOR_COLUMNS,
-    FILE_COLUMNS,
-    HASH_INDEX_COLUMNS,
-    INDEX_MANIFEST_COLUMNS,
-    MANIFEST_COLUMNS,
-    SCHEMA_COLUMNS,
-    SNAPSHOT_COLUMNS,
-)
 from ..inventory.deletion_vectors import DeletionVectorInfo, HashIndexInfo, index_file_path
 from ..metadata.binary_row import decode_binary_row
 from ..metadata.manifest import FILE_SOURCES, IndexFileMeta, ManifestFileMeta
@@ -28,6 +19,15 @@ from ..metadata.snapshot import Snapshot
 from ..metadata.snapshot_reader import IndexLocation
 from ..metadata.stats import decode_stats, read_once
 from ..values import to_json, to_python
+from .frame_columns import (
+    DELETION_VECTOR_COLUMNS,
+    FILE_COLUMNS,
+    HASH_INDEX_COLUMNS,
+    INDEX_MANIFEST_COLUMNS,
+    MANIFEST_COLUMNS,
+    SCHEMA_COLUMNS,
+    SNAPSHOT_COLUMNS,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 
 def _frame(rows: list[dict[str, Any]], columns: Iterable[str]) -> pd.DataFrame:
-    from ..lens_frame import LensFrame
+    from .lens_frame import LensFrame
 
     return LensFrame(rows, columns=list(columns))
 

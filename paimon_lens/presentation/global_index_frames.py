@@ -1,9 +1,9 @@
 """Frames of a snapshot's global and primary-key indexes (see :mod:`paimon_lens.inventory.global_indexes`).
 
-``global_indexes_frame``: one row per index file (:data:`~paimon_lens.frame_columns.GLOBAL_INDEX_COLUMNS`),
+``global_indexes_frame``: one row per index file (:data:`~paimon_lens.presentation.frame_columns.GLOBAL_INDEX_COLUMNS`),
 its metadata and what decoding it found; ``coverage_frame``: one row per live data file and indexed
-column (:data:`~paimon_lens.frame_columns.GLOBAL_INDEX_COVERAGE_COLUMNS`); ``keys_frame``: one row per
-key of the btree and bitmap files (:data:`~paimon_lens.frame_columns.GLOBAL_INDEX_KEY_COLUMNS`).
+column (:data:`~paimon_lens.presentation.frame_columns.GLOBAL_INDEX_COVERAGE_COLUMNS`); ``keys_frame``: one row per
+key of the btree and bitmap files (:data:`~paimon_lens.presentation.frame_columns.GLOBAL_INDEX_KEY_COLUMNS`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from ..formats.global_index.bitmap import BitmapGlobalIndex
 from ..formats.global_index.btree import BTreeIndex
 from ..formats.global_index.native import NativeIndexHeader
 from ..formats.global_index.sorted_index import SortedIndex
-from ..frame_columns import GLOBAL_INDEX_COLUMNS, GLOBAL_INDEX_COVERAGE_COLUMNS, GLOBAL_INDEX_KEY_COLUMNS
 from ..inventory.global_indexes import Coverage, GlobalIndexFile, open_global_index
 from ..values import to_json, to_python
+from .frame_columns import GLOBAL_INDEX_COLUMNS, GLOBAL_INDEX_COVERAGE_COLUMNS, GLOBAL_INDEX_KEY_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,7 +29,7 @@ FIRST_ROW_IDS = 8
 
 
 def _frame(rows: list[dict[str, Any]], columns: Iterable[str]) -> pd.DataFrame:
-    from ..lens_frame import LensFrame
+    from .lens_frame import LensFrame
 
     return LensFrame(rows, columns=list(columns))
 

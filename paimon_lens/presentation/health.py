@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..advisor.findings import Finding, buckets, deleted_rows
+from ..metadata.options import SMALL_FILE_DIVISOR, target_file_size
 from ..metadata.snapshot_reader import IndexLocation
-from ..options import SMALL_FILE_DIVISOR, target_file_size
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,9 +85,9 @@ class WarehouseHealth:
     tables: list[TableHealth]
 
     def frame(self) -> pd.DataFrame:
-        """One row per table (:data:`~paimon_lens.frame_columns.HEALTH_COLUMNS`)."""
-        from ..frame_columns import HEALTH_COLUMNS
-        from ..lens_frame import LensFrame
+        """One row per table (:data:`~paimon_lens.presentation.frame_columns.HEALTH_COLUMNS`)."""
+        from .frame_columns import HEALTH_COLUMNS
+        from .lens_frame import LensFrame
 
         return LensFrame([t.to_dict() for t in self.tables], columns=list(HEALTH_COLUMNS))
 
@@ -102,8 +102,8 @@ class WarehouseHealth:
         import datetime as _dt
 
         from .._version import __version__
-        from ..lens_frame import frame_html
         from .html import environment
+        from .lens_frame import frame_html
         from .report import CSP
 
         frame = self.frame().drop(columns=["top_statements"])
@@ -120,7 +120,7 @@ class WarehouseHealth:
         return out
 
     def _repr_html_(self) -> str:
-        from ..lens_frame import frame_html
+        from .lens_frame import frame_html
 
         return frame_html(self.frame(), max_rows=100)
 

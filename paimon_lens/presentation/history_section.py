@@ -15,8 +15,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PaimonLensError
-from ..lens_frame import human_bytes, human_count
 from .blocks import Cause, Causes, Details, FindingItem, Findings, Frame, heading, paragraph
+from .lens_frame import human_bytes, human_count
 from .section import Section, guarded, plot
 
 if TYPE_CHECKING:

@@ -19,10 +19,10 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import as_text, problem_details
-from ..frame_columns import BITMAP_VALUE_COLUMNS, FILE_INDEX_COLUMNS
-from ..inventory.file_indexes import IndexFact, IndexInfo, let_go, summary_values
+from ..inventory.file_indexes import IndexFact, IndexInfo, let_go, summary_cells, summary_values
 from ..metadata.snapshot_reader import IndexLocation
 from ..values import to_json, to_python
+from .frame_columns import BITMAP_VALUE_COLUMNS, FILE_INDEX_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,7 +39,7 @@ def _partition(table: SnapshotReader, info: IndexInfo) -> dict[str, Any]:
 def file_indexes_frame(table: SnapshotReader, infos: Sequence[IndexInfo],
                        index_type: str | None = None) -> pd.DataFrame:
     """One row per data file x column x index type (optionally one index type only)."""
-    from ..lens_frame import LensFrame
+    from .lens_frame import LensFrame
 
     rows = []
     extra: dict[str, None] = {}
@@ -52,9 +52,7 @@ def file_indexes_frame(table: SnapshotReader, infos: Sequence[IndexInfo],
             "column": info.column, "index_type": info.index_type, "storage": info.storage,
             "index_file": info.index_file, "bytes": info.bytes, "error": as_text(info.error),
         }
-        for k, v in summary_values(info, as_json=False).items():
-            if k in FILE_INDEX_COLUMNS:
-                k = f"index_{k}"
+        for k, v in summary_cells(info, as_json=False).items():
             extra.setdefault(k, None)
             row[k] = v
         rows.append(row)
@@ -128,7 +126,7 @@ def index_file_record(table: SnapshotReader, lf: LiveFile, infos: Iterable[Index
 
 def bitmap_values_frame(table: SnapshotReader, infos: Sequence[IndexInfo], column: str) -> pd.DataFrame:
     """Frame of :data:`BITMAP_VALUE_COLUMNS` for one column's bitmap indexes."""
-    from ..lens_frame import LensFrame
+    from .lens_frame import LensFrame
 
     rows = []
     for info in infos:

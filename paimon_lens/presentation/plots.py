@@ -113,7 +113,7 @@ def _integer_axis(ax: Axes, axis: str = "y") -> None:
 # ---- explain ---------------------------------------------------------------------------------
 def funnel(report: ExplainReport) -> Figure:
     """Files, bytes and rows left after each pruning stage of one explain report."""
-    from ..lens_frame import human_bytes, human_count
+    from .lens_frame import human_bytes, human_count
 
     rows = report.funnel()
     fig, axes = _figure(10, 2.2 + 0.25 * len(rows), ncols=3)

@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..errors import PaimonLensError
-from ..frame_columns import INDEX_COLUMNS, INDEX_INVENTORY_COLUMNS, SHOWN_FILE_COLUMNS
-from ..lens_frame import human_bytes, human_count, human_percent
 from ..metadata.consistency import run_consistently
 from ..workload.model import Workload, as_workload
 from .blocks import Code, Definitions, Details, FindingItem, Findings, Frame, Statements, heading, paragraph
+from .frame_columns import INDEX_COLUMNS, INDEX_INVENTORY_COLUMNS, SHOWN_FILE_COLUMNS
+from .lens_frame import human_bytes, human_count, human_percent
 from .section import Section, guarded, plot
 
 if TYPE_CHECKING:

@@ -36,8 +36,8 @@ except ImportError:  # pragma: no cover - depends on the environment
     raise PaimonLensError("the explorer needs ipywidgets: pip install 'paimon-lens[notebook]'") from None
 
 from ..errors import PaimonLensError
-from ..frame_columns import VERDICT_COLUMNS
-from ..lens_frame import frame_html
+from .frame_columns import VERDICT_COLUMNS
+from .lens_frame import frame_html
 from .report import deletion_vectors_section, files_section, global_indexes_section, indexes_section, render_section
 
 if TYPE_CHECKING:

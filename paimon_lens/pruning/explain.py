@@ -44,12 +44,11 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
 from ..errors import Note, PaimonLensError, SnapshotNotFoundError, note_file
 from ..formats.result import first_positions
-from ..frame_columns import EXPLAIN_COLUMNS
 from ..metadata.gc_pause import gc_paused
 from ..metadata.row_ranges import data_evolution_enabled
 from ..metadata.snapshot_reader import IndexLocation
 from ..predicate.model import Predicate, leaves
-from ..rendering import render_html
+from ..rendering import render, render_html
 from ..values import to_json, to_python
 from .file_verdicts import UndecidedVerdicts, verdicts
 from .pipeline import STAGES, STEPS
@@ -318,29 +317,35 @@ class ExplainReport:
 
     # ---- output -----------------------------------------------------------------------------
     def file_record(self, f: FileVerdict, positions: bool = False,
-                    max_positions: int | None = None) -> dict[str, Any]:
-        """One file as the ``explain --format json`` contract prints it.
+                    max_positions: int | None = None, *, as_json: bool = True) -> dict[str, Any]:
+        """One file's record: as the ``explain --format json`` contract prints it, or with
+        ``as_json=False`` as Python values (partition values as Python objects, positions as the
+        bitmaps themselves, the truth fields always present) for the frame.
 
         ``max_positions``: at most this many positions per list; a list cut short is named in the
         record's ``positions_truncated``.
         """
         ptypes = {p.name: p.type for p in self.table.schema.partition_fields}
+        convert = to_json if as_json else to_python
         cut: list[str] = []
 
-        def listed(name: str, bm: Any) -> list[int] | None:
-            if bm is None:
-                return None
+        def listed(name: str, bm: Any) -> Any:
+            if bm is None or not as_json:
+                return bm
             head, more = first_positions(bm, max_positions)
             if more:
                 cut.append(name)
             return head
 
-        index_positions = (f.index_positions if positions and f.index_positions is not None
-                           and (not f.index_positions or f.index_positions.max() < f.row_count)
-                           else None)  # a corrupt index's positions beyond the file are not listed
+        if as_json:  # a corrupt index's positions beyond the file are not listed
+            index_positions = (f.index_positions if positions and f.index_positions is not None
+                               and (not f.index_positions or f.index_positions.max() < f.row_count)
+                               else None)
+        else:
+            index_positions = f.index_positions
         rec: dict[str, Any] = {
             "file_name": f.file_name, "path": f.path,
-            "partition": {k: to_json(v, ptypes[k]) for k, v in f.partition.items()},
+            "partition": {k: convert(v, ptypes[k]) for k, v in f.partition.items()},
             "bucket": f.bucket, "level": f.level, "row_count": f.row_count, "file_size": f.file_size,
             "index_location": f.index_location,
             "partition_keep": f.partition_keep, "bucket_keep": f.bucket_keep, "stats_keep": f.stats_keep,
@@ -351,13 +356,18 @@ class ExplainReport:
             "flags": list(f.flags), "error": f.error, "branch": f.branch, "index_error": index_error(f),
             "index_selected_rows": f.index_selected_rows, "dv_removed_rows": f.dv_removed_rows,
         }
-        if self.truth:
+        if self.truth or not as_json:
             rec["matching_positions"] = listed("matching_positions", f.matching_positions)
             rec["matching_live_positions"] = listed("matching_live_positions", f.matching_live_positions)
             rec["matching_rows"] = f.matching_rows
         if cut:
             rec["positions_truncated"] = cut
         return rec
+
+    def file_records(self, positions: bool = False, max_positions: int | None = None, *,
+                     as_json: bool = True) -> Iterator[dict[str, Any]]:
+        """:meth:`file_record` of every file, in the report's order."""
+        return (self.file_record(f, positions, max_positions, as_json=as_json) for f in self.files)
 
     def to_dict(self, positions: bool = False, max_positions: int | None = None) -> dict[str, Any]:
         """JSON-ready dict: ``{"where", "predicate", "snapshot_id", "files": [...], "summary": {...}}``
@@ -367,7 +377,7 @@ class ExplainReport:
         return self._at_own_snapshot(lambda _: self._to_dict(positions, max_positions))
 
     def _to_dict(self, positions: bool, max_positions: int | None) -> dict[str, Any]:
-        return dict(self._fields([self.file_record(f, positions, max_positions) for f in self.files]))
+        return dict(self._fields(list(self.file_records(positions, max_positions))))
 
     def _fields(self, files: Iterable[dict[str, Any]]) -> Iterator[tuple[str, Any]]:
         """The document's fields in order, ``files`` as given; the summary taken after the files."""
@@ -385,43 +395,15 @@ class ExplainReport:
         from ..io.json_stream import write_document
 
         def document(_: Any) -> None:
-            files = (self.file_record(f, positions, max_positions) for f in self.files)
+            files = self.file_records(positions, max_positions)
             write_document(out, [*self._fields(files), *extra], **options)
 
         self._at_own_snapshot(document)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per data file (see :data:`EXPLAIN_COLUMNS`); displays with human units. Read at the
-        report's snapshot, as :meth:`to_dict`."""
-        return self._at_own_snapshot(lambda _: self._to_frame())
-
-    def _to_frame(self) -> pd.DataFrame:
-        from ..lens_frame import LensFrame
-
-        ptypes = {p.name: p.type for p in self.table.schema.partition_fields}
-        rows = []
-        for f in self.files:
-            rows.append({
-                "file_name": f.file_name, "partition": {k: to_python(v, ptypes[k]) for k, v in f.partition.items()},
-                "bucket": f.bucket, "level": f.level, "row_count": f.row_count, "file_size": f.file_size,
-                "partition_keep": f.partition_keep, "bucket_keep": f.bucket_keep, "stats_keep": f.stats_keep,
-                "index_location": f.index_location, "index_result": f.index_result, "index_kind": f.index_kind,
-                "index_rows": None if f.index_positions is None else len(f.index_positions),
-                "planned": f.planned, "read": f.read, "deleted_rows": f.deleted_rows,
-                "rows_after_dv": f.rows_after_dv, "matching_rows": f.matching_rows, "stage": f.stage,
-                "reason": f.reason, "flags": ", ".join(f.flags), "error": f.error, "branch": f.branch,
-                "index_error": index_error(f),
-                "index_selected_rows": f.index_selected_rows, "dv_removed_rows": f.dv_removed_rows,
-            })
-        frame = LensFrame(rows, columns=list(EXPLAIN_COLUMNS))
-        if rows:  # ints, None where no bitmap selects or a count is unknown (not floats with NaN)
-            import pandas as pd
-
-            for column in ("index_selected_rows", "deleted_rows"):
-                values = [r[column] for r in rows]
-                if column == "index_selected_rows" or None in values:
-                    frame[column] = pd.Series(values, index=frame.index, dtype=object)
-        return frame
+        """One row per data file (see :data:`~paimon_lens.presentation.frame_columns.EXPLAIN_COLUMNS`);
+        displays with human units. Read at the report's snapshot, as :meth:`to_dict`."""
+        return cast("pd.DataFrame", self._at_own_snapshot(lambda _: render(self, "frame")))
 
     def _repr_html_(self) -> str | None:
         return render_html(self)

@@ -39,8 +39,8 @@ from pyroaring import BitMap, BitMap64
 from ..errors import PaimonLensError
 from ..formats.global_index.sorted_index import SortedIndex
 from ..inventory.global_indexes import GLOBAL, GlobalIndexFile, global_index_files, open_global_index
+from ..metadata.options import memory_option
 from ..metadata.row_ranges import intersect_ranges, merge_ranges, subtract_ranges
-from ..options import memory_option
 from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, leaves
 from ..predicate.visitor import PredicateVisitor, visit
 from .compare import like_regex, row_test

@@ -493,7 +493,7 @@ class Table:
     def global_indexes(self) -> pd.DataFrame:
         """Every global index (data-evolution tables) and primary-key index file of the snapshot:
         type, column, row range or source files, key range, bytes, the snapshot that added it, and
-        what decoding it found (see :data:`paimon_lens.frame_columns.GLOBAL_INDEX_COLUMNS`)."""
+        what decoding it found (see :data:`paimon_lens.presentation.frame_columns.GLOBAL_INDEX_COLUMNS`)."""
         return self.inspect.global_indexes()
 
     def global_index_coverage(self) -> pd.DataFrame:

@@ -1,7 +1,7 @@
 """Every frame of a table in one namespace: ``t.inspect.files()``, ``t.inspect.file_indexes()`` ...
 
 As PyIceberg's ``table.inspect``: each method asks the snapshot reader or a service for its data
-and builds one frame (a :class:`~paimon_lens.lens_frame.LensFrame`; the columns of each are
+and builds one frame (a :class:`~paimon_lens.presentation.lens_frame.LensFrame`; the columns of each are
 documented in :mod:`paimon_lens.presentation.frames` and :mod:`paimon_lens.presentation.index_frames`).
 The :class:`~paimon_lens.table.Table` methods of the same names (``t.files()``) call these.
 Each reads one snapshot consistently (see :mod:`paimon_lens.metadata.consistency`).
@@ -104,7 +104,7 @@ class InspectTable:
     def global_indexes(self) -> pd.DataFrame:
         """Every global and primary-key index file of the snapshot (btree, bitmap, vector, full-text),
         its metadata and what decoding it found
-        (:data:`~paimon_lens.frame_columns.GLOBAL_INDEX_COLUMNS`)."""
+        (:data:`~paimon_lens.presentation.frame_columns.GLOBAL_INDEX_COLUMNS`)."""
         from ..presentation import global_index_frames
 
         return global_index_frames.global_indexes_frame(self.table, global_index_files(self.table))
@@ -112,7 +112,7 @@ class InspectTable:
     @_consistent
     def global_index_coverage(self) -> pd.DataFrame:
         """Per live data file and indexed column: the rows a global or primary-key index covers, and
-        why the rest is not (:data:`~paimon_lens.frame_columns.GLOBAL_INDEX_COVERAGE_COLUMNS`)."""
+        why the rest is not (:data:`~paimon_lens.presentation.frame_columns.GLOBAL_INDEX_COVERAGE_COLUMNS`)."""
         from ..presentation import global_index_frames
 
         return global_index_frames.coverage_frame(self.table, global_index_coverage(self.table))
@@ -120,7 +120,7 @@ class InspectTable:
     @_consistent
     def global_index_keys(self, column: str | None = None) -> pd.DataFrame:
         """Every key of the btree and bitmap global / primary-key indexes (of ``column``), with its rows
-        (:data:`~paimon_lens.frame_columns.GLOBAL_INDEX_KEY_COLUMNS`)."""
+        (:data:`~paimon_lens.presentation.frame_columns.GLOBAL_INDEX_KEY_COLUMNS`)."""
         from ..presentation import global_index_frames
 
         return global_index_frames.keys_frame(self.table, global_index_files(self.table), column)

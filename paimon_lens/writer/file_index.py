@@ -40,7 +40,7 @@ from ..formats.bloom import BloomFilterFileIndexWriter
 from ..formats.bsi import BsiWriter
 from ..formats.file_index_format import write_file_index
 from ..formats.range_bitmap import RangeBitmapWriter
-from ..options import parse_memory_size
+from ..metadata.options import parse_memory_size
 from ..types import DataField, DataType
 
 PREFIX = "file-index."

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..metadata.binary_row import encode_binary_row
-from ..options import DEFAULT_STATS_MODE
+from ..metadata.options import DEFAULT_STATS_MODE
 from ..types import DataField, DataType
 
 KEY_STATS_MODE = "truncate(128)"

@@ -34,7 +34,7 @@ from paimon_lens.formats.bitmap import (
 )
 from paimon_lens.formats.bitmap_meta import JavaHashMapOrder, _unsortable, key_codec
 from paimon_lens.formats.result import BitmapIndexResult
-from paimon_lens.options import parse_memory_size
+from paimon_lens.metadata.options import parse_memory_size
 from paimon_lens.predicate.model import LeafPredicate
 from paimon_lens.pruning.file_index_predicate import visit_leaf
 from paimon_lens.types import DataType, Timestamp, days_from_date, parse_type

@@ -21,7 +21,7 @@ from paimon_lens.formats.range_bitmap import (
     write_range_bitmap,
 )
 from paimon_lens.formats.result import REMAIN, BitmapIndexResult
-from paimon_lens.options import parse_memory_size
+from paimon_lens.metadata.options import parse_memory_size
 from paimon_lens.predicate.model import LeafPredicate
 from paimon_lens.pruning.file_index_predicate import visit_leaf
 from paimon_lens.types import DataType, Timestamp

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 import paimon_lens as pl
-from paimon_lens.frame_columns import DIFF_COLUMNS, HISTORY_COLUMNS
-from paimon_lens.options import SMALL_FILE_DIVISOR, configured_indexes, target_file_size
+from paimon_lens.metadata.options import SMALL_FILE_DIVISOR, configured_indexes, target_file_size
 from paimon_lens.presentation.cli import main
-from tests.test_frame_columns import check_frame
+from paimon_lens.presentation.frame_columns import DIFF_COLUMNS, HISTORY_COLUMNS
+from tests.presentation.test_frame_columns import check_frame
 
 ROOT = Path(__file__).parent.parent.parent
 FIX = ROOT / "tests" / "fixtures"

@@ -12,7 +12,7 @@ import pytest
 import paimon_lens as pl
 from paimon_lens.presentation.cli import main
 from tests.conftest import FIXTURES, load_json
-from tests.test_frame_columns import check_frame
+from tests.presentation.test_frame_columns import check_frame
 
 GLOBAL = FIXTURES / "pypaimon_global"
 ORACLES = sorted(GLOBAL.glob("oracle_*.json"))
@@ -27,7 +27,7 @@ def test_inventory_lists_every_index_file(oracle_path: Path) -> None:
     o = load_json(oracle_path)
     t = _table(o["table"])
     frame = t.global_indexes()
-    from paimon_lens import frame_columns as fc
+    from paimon_lens.presentation import frame_columns as fc
     check_frame(frame, fc.GLOBAL_INDEX_COLUMNS, "global_indexes")
     want = {e["file_name"]: e for e in o["index_files"]["entries"] if e["global_index"]}
     assert set(frame["file_name"]) == set(want)

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import paimon_lens
-from paimon_lens.lens_frame import (
+from paimon_lens.presentation.lens_frame import (
     LensFrame,
     column_unit,
     format_cell,

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import paimon_lens as pl
-from paimon_lens.frame_columns import HEALTH_COLUMNS
 from paimon_lens.presentation.cli import main
-from tests.test_frame_columns import check_frame
+from paimon_lens.presentation.frame_columns import HEALTH_COLUMNS
+from tests.presentation.test_frame_columns import check_frame
 
 ROOT = Path(__file__).parent.parent.parent
 

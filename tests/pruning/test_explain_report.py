@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import paimon_lens as pl
-from paimon_lens.pruning.explain import EXPLAIN_COLUMNS
+from paimon_lens.presentation.frame_columns import EXPLAIN_COLUMNS
 from tests.conftest import FIXTURES
 
 EVENTS = FIXTURES / "tables20/a20_append_indexed/warehouse/db.db/events20"

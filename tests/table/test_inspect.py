@@ -6,8 +6,8 @@ import pandas.testing as pdt
 import pytest
 
 import paimon_lens as pl
-from paimon_lens.lens_frame import LensFrame
 from paimon_lens.metadata.snapshot_reader import open_reader
+from paimon_lens.presentation.lens_frame import LensFrame
 from paimon_lens.table.inspect import InspectTable
 
 FRAMES = ["snapshots", "schemas", "manifests", "files", "index_manifest", "file_indexes", "bloom_filters",

@@ -21,13 +21,16 @@ escaped (table values are untrusted) and long frames are shown head and tail onl
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import pandas as pd
 
-from .units import MAX_CELL, column_unit, format_cell, human_bytes, human_count, human_percent, is_number
+from ..errors import PaimonLensError
+from ..units import MAX_CELL, column_unit, format_cell, human_bytes, human_count, human_percent, is_number
 
 __all__ = ["LensFrame", "column_unit", "format_cell", "frame_html", "frame_text", "human_bytes", "human_count",
-           "human_percent", "lens_frame"]
+           "human_percent", "lens_frame", "records_frame"]
 
 MAX_ROWS = 40
 """Rows shown before a frame is cut to its head and tail."""
@@ -124,3 +127,20 @@ def lens_frame(frame: pd.DataFrame) -> LensFrame:
     if isinstance(frame, LensFrame):
         return frame
     return LensFrame(frame)
+
+
+def records_frame(records: Iterable[Mapping[str, Any]], columns: Iterable[str]) -> LensFrame:
+    """A frame of one row per record with the declared ``columns`` in order (a record's other
+    fields are left out, a field one record lacks is empty in its row): the one converter from a
+    service's records to a frame.
+
+    Raises :class:`PaimonLensError` when records exist but none has one of the columns: the frame
+    and the records it is declared over no longer agree.
+    """
+    rows = records if isinstance(records, list) else list(records)
+    names = list(columns)
+    if rows:
+        missing = [c for c in names if not any(c in r for r in rows)]
+        if missing:
+            raise PaimonLensError(f"frame columns without a field in its records: {missing}")
+    return LensFrame(rows, columns=names)

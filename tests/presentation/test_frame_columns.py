@@ -1,5 +1,5 @@
-"""Every frame has the columns ``paimon_lens.frame_columns`` declares, in order, and every cell holds
-the kind of value :data:`~paimon_lens.frame_columns.COLUMN_KINDS` says (checked on Paimon-written
+"""Every frame has the columns ``paimon_lens.presentation.frame_columns`` declares, in order, and every cell holds
+the kind of value :data:`~paimon_lens.presentation.frame_columns.COLUMN_KINDS` says (checked on Paimon-written
 tables, Java 0.9 / 2.0 and pypaimon, and on the advisor's frames)."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import pandas as pd
 import pytest
 
 import paimon_lens as pl
-from paimon_lens import frame_columns as fc
-from paimon_lens.frame_columns import column_kind
+from paimon_lens.presentation import frame_columns as fc
+from paimon_lens.presentation.frame_columns import column_kind
 from tests.conftest import FIXTURES
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 TABLES = [
     ROOT / "data" / "orders_dv20",
     ROOT / "data" / "events20",

@@ -4,7 +4,7 @@ Builders produce exactly these columns (``files`` adds ``min(col)``, ``max(col)`
 ``null_count(col)`` per column of the table schema after them; ``file_indexes`` adds each index
 type's summary fields, :meth:`paimon_lens.formats.summary.IndexSummary.fields`). Units in notebooks
 come from the names (:mod:`paimon_lens.units`); the value types of every column are checked on
-Paimon-written tables by ``tests/test_frame_columns.py``.
+Paimon-written tables by ``tests/presentation/test_frame_columns.py``.
 """
 
 from __future__ import annotations
