@@ -14,6 +14,9 @@ from typing import Any
 MAX_CELL = 120
 """Characters shown of one cell."""
 
+MAX_ROWS = 40
+"""Rows of a frame shown before it is cut to its head and tail."""
+
 _BYTES_NAMES = frozenset({"bytes", "file_size", "index_size", "data_bytes"})
 _COUNT_NAMES = frozenset({"row_count", "rows", "cardinality", "files", "estimated_items", "bits_set", "num_bits"})
 _PERCENT_NAMES = frozenset({"false_positive_probability", "fpp"})

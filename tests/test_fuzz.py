@@ -32,7 +32,7 @@ from paimon_lens.metadata.manifest import read_manifest
 from paimon_lens.metadata.schema import SchemaManager
 from paimon_lens.metadata.stats import decode_stats, stats_fields
 from paimon_lens.predicate.model import LeafPredicate
-from paimon_lens.pruning.file_index_predicate import visit_leaf
+from paimon_lens.pruning.file_index_predicate import index_answer
 from paimon_lens.types import DataField, DataType, parse_type
 from tests.conftest import FIXTURES, BytesFileIO, load_json
 
@@ -73,7 +73,7 @@ def _probe(reader: object, dtype: DataType, name: str) -> None:
     for fn, lits in (("IsNull", ()), ("IsNotNull", ()), ("Equal", (sample,)), ("LessThan", (sample,))):
         if lits and sample is None:
             continue
-        visit_leaf(reader, LeafPredicate(fn, name, 0, dtype, lits))  # type: ignore[arg-type]
+        index_answer(reader, LeafPredicate(fn, name, 0, dtype, lits))  # type: ignore[arg-type]
 
 
 def decode_container(data: bytes, fields: list[DataField]) -> None:

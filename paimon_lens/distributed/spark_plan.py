@@ -46,7 +46,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..engines.base import Engine
 from ..engines.spark import SparkEngine, create_session, is_null, plain, spark_cell, spark_kind
@@ -62,6 +62,7 @@ from ..metadata.manifest import (
     read_manifest,
 )
 from ..pruning.explain import explain, note_details
+from ..pruning.summary import ExplainSummary, FunnelRow
 from ..values import to_python
 
 if TYPE_CHECKING:
@@ -335,7 +336,7 @@ class ExplainPartial:
     """What one task (or batch) of one predicate sends back: summary sums, its first notes about
     files (with their positions), how many such notes it had, and one live entry per schema id."""
 
-    summary: dict[str, Any]
+    summary: ExplainSummary
     notes: list[tuple[int, int, str]]
     """(file position, place among that file's notes, note)"""
     notes_total: int
@@ -444,13 +445,13 @@ class SparkExplainReport:
     complete = True
     """Every live file has its verdict (always: every file is planned in the tasks)."""
 
-    def summary(self, complete: bool = True) -> dict[str, Any]:
+    def summary(self, complete: bool = True) -> ExplainSummary:
         """Totals, exactly as :meth:`ExplainReport.summary() <paimon_lens.pruning.explain.ExplainReport.summary>`
         computes them (sums of the tasks' summaries; ``complete`` is accepted for the same
         signature: every file is always counted)."""
-        return json.loads(json.dumps(self._summary))
+        return cast(ExplainSummary, json.loads(json.dumps(self._summary)))
 
-    def funnel(self, complete: bool = True) -> list[dict[str, Any]]:
+    def funnel(self, complete: bool = True) -> list[FunnelRow]:
         """Files, bytes and rows still in play after each stage (the summary's ``funnel``)."""
         return self.summary()["funnel"]
 

@@ -3,7 +3,7 @@
 A reader is created for one column's index bytes. Each ``visit_*`` method receives literals
 in the internal value form of :mod:`paimon_lens.types` (a reader is a
 :class:`~paimon_lens.predicate.model.FunctionVisitor`; the predicate layer calls the method of a
-leaf's function, see :func:`paimon_lens.pruning.file_index_predicate.visit_leaf`) and returns a
+leaf's function, see :func:`paimon_lens.pruning.file_index_predicate.index_answer`) and returns a
 :class:`~paimon_lens.formats.result.FileIndexResult`. Anything an index type cannot answer
 returns ``REMAIN`` (the defaults below), exactly as Paimon's reader does.
 

@@ -71,7 +71,8 @@ def is_java_whitespace(text: str) -> bool:
 
 
 def partition_path(values: Sequence[Any], fields: Sequence[DataField], options: CoreOptions | Mapping[str, str]) -> str:
-    """``k1=v1/k2=v2`` for a partition (empty string for unpartitioned tables)."""
+    """``k1=v1/k2=v2`` for a partition (empty string for unpartitioned tables). ``options``: the
+    table's typed options (a plain mapping is typed on each call: for one-off uses)."""
     core = options if isinstance(options, CoreOptions) else CoreOptions(options)
     legacy, default = core.partition_legacy_name, core.partition_default_name
     parts = []

@@ -262,12 +262,6 @@ class SnapshotReader:
 
     # ---- identity ---------------------------------------------------------------------------
     @property
-    def reader(self) -> SnapshotReader:
-        """This reader: a :class:`~paimon_lens.table.facade.Table` holds one as ``reader``, so code given
-        either reaches the snapshot's reader as ``x.reader``."""
-        return self
-
-    @property
     def name(self) -> str:
         """The table directory's name."""
         return self.path.rstrip("/").rsplit("/", 1)[-1]

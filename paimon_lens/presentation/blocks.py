@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..units import MAX_ROWS
+
 Block = Any
 """One of the block classes of this module."""
 
@@ -77,7 +79,7 @@ class Frame:
     """A frame shown as a table (``max_rows`` of its rows at most, with units in HTML)."""
 
     frame: Any
-    max_rows: int = 40
+    max_rows: int = MAX_ROWS
 
 
 @dataclass(frozen=True)

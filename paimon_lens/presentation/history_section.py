@@ -21,6 +21,7 @@ from .section import Section, guarded, plot
 
 if TYPE_CHECKING:
     from ..history.timeline import History
+    from ..metadata.snapshot_reader import SnapshotReader
     from ..table.facade import Table
     from ..workload.model import Workload
 
@@ -42,7 +43,7 @@ def _anchors(timeline: History) -> list[int]:
     return out
 
 
-def regressions(table: Table, timeline: History, workload: Workload) -> list[dict[str, Any]]:
+def regressions(table: SnapshotReader, timeline: History, workload: Workload) -> list[dict[str, Any]]:
     """Per workload query: read bytes at its anchor snapshot and now, and the causes of the change
     (``error`` when the query applies to no snapshot of the timeline but the current one)."""
     from ..history.diff import ExplainDiff, explain_diffs
@@ -63,7 +64,7 @@ def regressions(table: Table, timeline: History, workload: Workload) -> list[dic
     for anchor in anchors:
         if not pending or current is None:
             break
-        got = explain_diffs(table.reader, [q.where for q in pending], anchor, current)
+        got = explain_diffs(table, [q.where for q in pending], anchor, current)
         still = []
         for q, r in zip(pending, got):
             if isinstance(r, PaimonLensError) and f"at snapshot {anchor} " in str(r):
@@ -139,7 +140,7 @@ def history_section(table: Table, workload: Workload | None = None) -> Section:
 def _regressions(s: Section, table: Table, timeline: History, workload: Workload) -> None:
     import pandas as pd
 
-    found = regressions(table, timeline, workload)
+    found = regressions(table.reader, timeline, workload)
     if not found:
         return
     rows = []

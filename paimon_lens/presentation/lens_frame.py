@@ -27,13 +27,11 @@ from typing import Any
 import pandas as pd
 
 from ..errors import PaimonLensError
-from ..units import MAX_CELL, column_unit, format_cell, human_bytes, human_count, human_percent, is_number
+from ..units import MAX_CELL, MAX_ROWS, column_unit, format_cell, human_bytes, human_count, human_percent, is_number
 
 __all__ = ["LensFrame", "column_unit", "format_cell", "frame_html", "frame_text", "human_bytes", "human_count",
            "human_percent", "lens_frame", "records_frame"]
 
-MAX_ROWS = 40
-"""Rows shown before a frame is cut to its head and tail."""
 
 def _shown(frame: pd.DataFrame, max_rows: int) -> tuple[pd.DataFrame, int | None]:
     """The rows to show and, when cut, the position of the ``…`` row."""

@@ -118,8 +118,9 @@ def funnel(report: ExplainReport) -> Figure:
     rows = report.funnel()
     fig, axes = _figure(10, 2.2 + 0.25 * len(rows), ncols=3)
     stages = [r["stage"] for r in rows][::-1]
-    for ax, key, color in zip(axes, ("files", "bytes", "rows"), PALETTE):
-        values = [r[key] for r in rows][::-1]
+    measures = {"files": [r["files"] for r in rows][::-1], "bytes": [r["bytes"] for r in rows][::-1],
+                "rows": [r["rows"] for r in rows][::-1]}
+    for ax, (key, values), color in zip(axes, measures.items(), PALETTE):
         bars = ax.barh(stages, values, color=color)
         ax.set_title(key)
         top = max(values) if values else 0

@@ -55,6 +55,7 @@ from .pipeline import STAGES, STEPS
 from .plan_stages import PLAN_STAGES, Query
 from .read_stages import DeletionVectorStage, IndexRowsStage
 from .stage import StageName
+from .summary import ExplainSummary, FunnelRow
 from .verdict import FileVerdict
 from .versions import rules_of_newest
 
@@ -232,7 +233,7 @@ class ExplainReport:
         return self.rules.version
 
     # ---- summaries --------------------------------------------------------------------------
-    def funnel(self, complete: bool = True) -> list[dict[str, Any]]:
+    def funnel(self, complete: bool = True) -> list[FunnelRow]:
         """Files, bytes and rows still in play after each stage (planning, then reading).
 
         ``complete=False``: over :attr:`candidate_files` (no manifest read for the others); its
@@ -254,7 +255,7 @@ class ExplainReport:
             t[4] += f.rows_after_dv
         stats_at = _STAGE_ORDER["stats"]
         label = "all files" if self.complete else "files of the kept partitions"
-        rows = []
+        rows: list[FunnelRow] = []
         alive = [sum(t[k] for t in tally) for k in range(5)]
         pk = self.table.is_primary_key_table
         rows.append({"stage": label, "files": alive[0] + extra[0], "bytes": alive[1] + extra[1],
@@ -269,7 +270,7 @@ class ExplainReport:
                          "rows": alive[measure] + count})
         return rows
 
-    def summary(self, complete: bool = True) -> dict[str, Any]:
+    def summary(self, complete: bool = True) -> ExplainSummary:
         """Totals: files/bytes/rows at each step, and truth when it was computed.
 
         ``complete=False``: over :attr:`candidate_files` (see :meth:`funnel`); the planned and
@@ -281,7 +282,8 @@ class ExplainReport:
         read = [f for f in files if f.read]
         # not built yet: removed at the stats stage, no error; planned and read with every row, no error
         (n, size, count), (rn, rsize, rcount) = self._undecided(complete)
-        out: dict[str, Any] = {
+        files_with_errors = sum(1 for f in files if f.error)
+        out: ExplainSummary = {
             "files": len(files) + n + rn,
             "bytes": sum(f.file_size for f in files) + size + rsize,
             "rows": sum(f.row_count for f in files) + count + rcount,
@@ -293,9 +295,9 @@ class ExplainReport:
             "skipped_by": {s.name: sum(1 for f in files if f.stage == s.name) + (n if s.name == StageName.STATS else 0)
                            for s in STEPS if s.consulted(self)},
             "funnel": self.funnel(complete),
-            "files_with_errors": sum(1 for f in files if f.error),
+            "files_with_errors": files_with_errors,
+            "partial": files_with_errors > 0,  # a total here depends on something not read
         }
-        out["partial"] = out["files_with_errors"] > 0  # a total here depends on something not read
         if self.truth:
             out["matching_files"] = sum(1 for f in files if f.matching_rows)
             out["matching_rows"] = sum(f.matching_rows or 0 for f in files)

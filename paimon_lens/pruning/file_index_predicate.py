@@ -44,10 +44,10 @@ from ..predicate.model import CompoundPredicate, LeafPredicate, Predicate, visit
 from ..predicate.visitor import PredicateVisitor, visit
 from ..types import DataField
 
-__all__ = ["FileIndexPredicate", "IndexVerdict", "LeafEvaluation", "index_field_type", "visit_leaf"]
+__all__ = ["FileIndexPredicate", "IndexVerdict", "LeafEvaluation", "index_answer", "index_field_type"]
 
 
-def visit_leaf(reader: FileIndexReader, leaf: LeafPredicate) -> FileIndexResult:
+def index_answer(reader: FileIndexReader, leaf: LeafPredicate) -> FileIndexResult:
     """A reader's answer for one leaf (``leaf.function.visit(reader, ...)``; REMAIN for a leaf
     without the literals its function needs)."""
     return visit_function(leaf, reader, REMAIN)
@@ -130,7 +130,7 @@ class FileIndexPredicate(PredicateVisitor[FileIndexResult]):
         """Every index of the leaf's column, ANDed until one skips (Paimon's ``visit(LeafPredicate)``)."""
         result = REMAIN
         for _, reader in self.readers(leaf.field):
-            result = result.and_(visit_leaf(reader, leaf))
+            result = result.and_(index_answer(reader, leaf))
             if not result.remain():
                 return result
         return result
@@ -161,7 +161,7 @@ class FileIndexPredicate(PredicateVisitor[FileIndexResult]):
         """Every index type's answer for ``leaf``, and the combined (Paimon) answer."""
         verdicts = []
         for index_type, reader in self.readers(leaf.field):
-            verdicts.append(IndexVerdict(index_type, visit_leaf(reader, leaf), reader.note,
+            verdicts.append(IndexVerdict(index_type, index_answer(reader, leaf), reader.note,
                                          isinstance(reader, EmptyFileIndexReader)))
         return LeafEvaluation(leaf, leaf.field, tuple(verdicts), self.visit_leaf(leaf))
 

@@ -20,10 +20,12 @@ executor under the same path (local mode, or a shared filesystem).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ..metadata.binary_row import encode_binary_row
+from ..metadata.options import CoreOptions
 from ..metadata.paths import bucket_dir, partition_path
 from ..writer.data_file import FileSpec, write_data_file
 from .data import generate
@@ -41,11 +43,16 @@ class TaskContext:
     spec: SynthSpec
     file_spec: FileSpec
 
+    @cached_property
+    def core_options(self) -> CoreOptions:
+        """The table's options, typed (parsed once per context)."""
+        return CoreOptions(self.file_spec.options)
+
     def directory(self, plan: FilePlan) -> str:
         """The directory of a file, relative to the table root."""
         parts = [p for p in (
             self.file_spec.options.get("data-file.path-directory"),
-            partition_path(list(plan.partition), self.partition_fields, self.file_spec.options),
+            partition_path(list(plan.partition), self.partition_fields, self.core_options),
             bucket_dir(plan.bucket)) if p]
         return "/".join(parts)
 

@@ -405,7 +405,7 @@ class TableWriter:
         """The directory of a partition's bucket (partition values as internal values)."""
         return self.path / "/".join(p for p in (
             self.schema.options.get("data-file.path-directory"),
-            partition_path(list(part_values), self.partition_fields, self.schema.options),
+            partition_path(list(part_values), self.partition_fields, self.schema.core_options),
             bucket_dir(bucket)) if p)
 
     def _manifest_meta(self, name: str, size: int, entries: list[dict[str, Any]]) -> dict[str, Any]:

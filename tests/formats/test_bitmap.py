@@ -36,7 +36,7 @@ from paimon_lens.formats.bitmap_meta import JavaHashMapOrder, _unsortable, key_c
 from paimon_lens.formats.result import BitmapIndexResult
 from paimon_lens.metadata.options import parse_memory_size
 from paimon_lens.predicate.model import LeafPredicate
-from paimon_lens.pruning.file_index_predicate import visit_leaf
+from paimon_lens.pruning.file_index_predicate import index_answer
 from paimon_lens.types import DataType, Timestamp, days_from_date, parse_type
 from paimon_lens.values import from_json
 from tests.conftest import FIXTURES, load_json
@@ -200,7 +200,7 @@ def test_blob_predicates_match_paimon(case: Path) -> None:
         expected = p.get("per_index", {}).get("bitmap")
         if expected is None:
             continue
-        got = visit_leaf(readers[p["tree"]["field"]], leaf_from_tree(p["tree"]))
+        got = index_answer(readers[p["tree"]["field"]], leaf_from_tree(p["tree"]))
         checked += 1
         got_pos = got.positions() if isinstance(got, BitmapIndexResult) else None
         if got.kind != expected["result"] or got.remain() != expected["remain"] or (
@@ -317,7 +317,7 @@ def test_type_zoo_v1_indexes_match_parquet_rows_and_paimon_09() -> None:
             continue
         leaf = leaf_from_tree(tree)
         for fr in p["files"]:
-            got = visit_leaf(readers[(fr["file_name"], tree["field"])], leaf)
+            got = index_answer(readers[(fr["file_name"], tree["field"])], leaf)
             assert got.kind == fr["index_result_kind"], (p["sql"], fr)
             assert got.remain() == (fr["index_result"] == "REMAIN")
             if got.kind == "BITMAP":

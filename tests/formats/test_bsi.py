@@ -17,7 +17,7 @@ from paimon_lens.errors import CorruptFileError, UnsupportedError
 from paimon_lens.formats.bsi import BsiFileIndexReader, BsiWriter, read_bsi, to_long, write_bsi
 from paimon_lens.formats.result import REMAIN, BitmapIndexResult
 from paimon_lens.predicate.model import LeafPredicate
-from paimon_lens.pruning.file_index_predicate import visit_leaf
+from paimon_lens.pruning.file_index_predicate import index_answer
 from paimon_lens.types import DataType, Timestamp
 from tests.conftest import FIXTURES, load_json
 from tests.formats.blob_cases import blob_columns, column_ids, kind_positions, leaf_from_tree, select_rows
@@ -51,7 +51,7 @@ def test_golden_predicates(case_path: Path, col: dict[str, Any], ix: dict[str, A
         expected = pred.get("per_index", {}).get(INDEX)
         if expected is None or tree.get("field") != col["name"]:
             continue
-        result = visit_leaf(reader, _leaf(tree, dtype))
+        result = index_answer(reader, _leaf(tree, dtype))
         kind, positions = _kind_positions(result)
         checked += 1
         if kind != expected["result"] or result.remain() != expected["remain"] or (
@@ -173,11 +173,11 @@ def test_property_round_trip(col: tuple[DataType, list[Any], list[Any]]) -> None
                 args = (lits[i], lits[i + 1])
             else:
                 args = (lits[i],)
-            res = visit_leaf(reader, LeafPredicate(op, "c", 0, dtype, args))
+            res = index_answer(reader, LeafPredicate(op, "c", 0, dtype, args))
             assert isinstance(res, BitmapIndexResult)
             assert res.positions() == brute_force(op, rows, args), (op, args)
     for op in ("IsNull", "IsNotNull"):
-        res = visit_leaf(reader, LeafPredicate(op, "c", 0, dtype))
+        res = index_answer(reader, LeafPredicate(op, "c", 0, dtype))
         assert isinstance(res, BitmapIndexResult)
         assert res.positions() == brute_force(op, rows, ())
     s = reader.summary()
@@ -195,7 +195,7 @@ def test_long_extremes(rows: list[int | None], lit: int) -> None:
     dtype = types.parse_type("BIGINT")
     reader = BsiFileIndexReader(dtype, write_bsi(dtype, rows))
     for op in ("Equal", "NotEqual", "LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual"):
-        res = visit_leaf(reader, LeafPredicate(op, "c", 0, dtype, (lit,)))
+        res = index_answer(reader, LeafPredicate(op, "c", 0, dtype, (lit,)))
         assert isinstance(res, BitmapIndexResult)
         assert res.positions() == brute_force(op, rows, (lit,)), op
 
@@ -209,7 +209,7 @@ def test_null_and_foreign_literals() -> None:
     assert reader.visit_between(1, None) is REMAIN
     assert reader.visit_greater_than("x") is REMAIN
     assert reader.visit_less_than(1 << 70) is REMAIN
-    assert visit_leaf(reader, LeafPredicate("NotBetween", "c", 0, dtype, (1, 2))) is REMAIN
+    assert index_answer(reader, LeafPredicate("NotBetween", "c", 0, dtype, (1, 2))) is REMAIN
     assert reader.visit_in([]) == BitmapIndexResult(BitMap())
     assert reader.visit_not_in([]) == BitmapIndexResult(BitMap([0, 2]))
 

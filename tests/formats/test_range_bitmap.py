@@ -23,7 +23,7 @@ from paimon_lens.formats.range_bitmap import (
 from paimon_lens.formats.result import REMAIN, BitmapIndexResult
 from paimon_lens.metadata.options import parse_memory_size
 from paimon_lens.predicate.model import LeafPredicate
-from paimon_lens.pruning.file_index_predicate import visit_leaf
+from paimon_lens.pruning.file_index_predicate import index_answer
 from paimon_lens.types import DataType, Timestamp
 from tests.conftest import FIXTURES, load_json
 from tests.formats.blob_cases import blob_columns, column_ids, kind_positions, leaf_from_tree, select_rows
@@ -59,7 +59,7 @@ def test_golden_predicates(case_path: Path, col: dict[str, Any], ix: dict[str, A
         expected = pred.get("per_index", {}).get(INDEX)
         if expected is None or tree.get("field") != col["name"]:
             continue
-        result = visit_leaf(reader, _leaf(tree, dtype))
+        result = index_answer(reader, _leaf(tree, dtype))
         kind, positions = _kind_positions(result)
         checked += 1
         if kind != expected["result"] or result.remain() != expected["remain"] or (
@@ -249,16 +249,16 @@ def test_property_round_trip(col: tuple[DataType, list[Any], list[Any], int]) ->
                 args = (lits[i], lits[i + 1])
             else:
                 args = (lits[i],)
-            res = visit_leaf(reader, LeafPredicate(op, "c", 0, dtype, args))
+            res = index_answer(reader, LeafPredicate(op, "c", 0, dtype, args))
             assert isinstance(res, BitmapIndexResult)
             assert res.positions() == brute_force(op, dtype, rows, args), (op, args)
-    nulls = visit_leaf(reader, LeafPredicate("IsNull", "c", 0, dtype))
+    nulls = index_answer(reader, LeafPredicate("IsNull", "c", 0, dtype))
     assert isinstance(nulls, BitmapIndexResult)
     if non_null:
         assert nulls.positions() == brute_force("IsNull", dtype, rows, ())
     else:  # release-2.0.0 quirk: only rows 0 and rowCount - 1
         assert nulls.positions() == (sorted({0, len(rows) - 1}) if rows else [])
-    not_nulls = visit_leaf(reader, LeafPredicate("IsNotNull", "c", 0, dtype))
+    not_nulls = index_answer(reader, LeafPredicate("IsNotNull", "c", 0, dtype))
     assert isinstance(not_nulls, BitmapIndexResult)
     assert not_nulls.positions() == brute_force("IsNotNull", dtype, rows, ())
     for asc in (True, False):
@@ -294,8 +294,8 @@ def test_null_and_foreign_literals() -> None:
     empty = RangeBitmapFileIndexReader(dtype, write_range_bitmap(dtype, [None, None]))
     for res in (empty.visit_equal(None), empty.visit_not_in([None]), empty.visit_between(None, None)):
         assert isinstance(res, BitmapIndexResult) and not res.remain()
-    assert visit_leaf(reader, LeafPredicate("NotBetween", "c", 0, dtype, (1, 2))) is REMAIN
-    assert visit_leaf(reader, LeafPredicate("StartsWith", "c", 0, dtype, (1,))) is REMAIN
+    assert index_answer(reader, LeafPredicate("NotBetween", "c", 0, dtype, (1, 2))) is REMAIN
+    assert index_answer(reader, LeafPredicate("StartsWith", "c", 0, dtype, (1,))) is REMAIN
 
 
 def test_float_semantics() -> None:

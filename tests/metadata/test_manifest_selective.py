@@ -362,13 +362,13 @@ def test_live_files_where_is_the_listing_filtered(synth_table: Path, monkeypatch
         # the same partitions again, on a reader sharing the caches: nothing is read
         calls.clear()
         again = reader.at(reader.snapshot_id)
-        assert _listing(again.reader.live_files_where(lambda p, kept=kept: p in kept, keep)[0]) == _listing(files)
+        assert _listing(again.live_files_where(lambda p, kept=kept: p in kept, keep)[0]) == _listing(files)
         assert calls == []
         # then the whole listing
         assert _listing(again.live_files()) == _listing(everything)
-        assert set(again.reader._cache.manifests) == {m.file_name for m in again.manifest_files()}
-        for name, entries in again.reader._cache.manifests.items():
-            assert entries == _full(Path(again.reader.manifest_dir) / name)
+        assert set(again._cache.manifests) == {m.file_name for m in again.manifest_files()}
+        for name, entries in again._cache.manifests.items():
+            assert entries == _full(Path(again.manifest_dir) / name)
         calls.clear()
 
 

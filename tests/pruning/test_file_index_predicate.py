@@ -20,7 +20,7 @@ from paimon_lens.formats.index_reader import EmptyFileIndexReader, FileIndexRead
 from paimon_lens.formats.registry import available_index_types
 from paimon_lens.formats.result import REMAIN, SKIP, BitmapIndexResult, FileIndexResult, or_paimon_09
 from paimon_lens.predicate.model import CompoundPredicate, LeafPredicate, Predicate
-from paimon_lens.pruning.file_index_predicate import FileIndexPredicate, index_field_type, visit_leaf
+from paimon_lens.pruning.file_index_predicate import FileIndexPredicate, index_answer, index_field_type
 from paimon_lens.types import DataField, parse_row_type, parse_type
 from tests.conftest import FIXTURES, blob_cases, load_json, oracle_paths
 from tests.formats.oracle_tree import OracleTable, positions_crc32, row_type_from_json, tree_to_predicate
@@ -93,22 +93,22 @@ def test_reader_defaults() -> None:
     for f, lits in [("Equal", (1,)), ("NotEqual", (1,)), ("LessThan", (1,)), ("IsNull", ()), ("IsNotNull", ()),
                     ("StartsWith", ("a",)), ("Like", ("a%",)), ("Between", (1, 2)), ("NotBetween", (1, 2)),
                     ("In", (1, 2)), ("NotIn", (1, 2))]:
-        assert visit_leaf(r, _leaf(f, "x", *lits)) is REMAIN, f
+        assert index_answer(r, _leaf(f, "x", *lits)) is REMAIN, f
     with pytest.raises(ValueError, match="unknown leaf function 'AlwaysTrue'"):  # a closed set
         _leaf("AlwaysTrue", "x")
 
 
 def test_in_is_or_of_equal_and_not_in_is_or_of_not_equal() -> None:
     r = _Recorder({1: SKIP, 2: SKIP, 3: bm(7)}, default=SKIP)
-    assert visit_leaf(r, _leaf("In", "x", 1, 2)) is SKIP
-    assert visit_leaf(r, _leaf("In", "x", 1, 3, 2)) == bm(7)
+    assert index_answer(r, _leaf("In", "x", 1, 2)) is SKIP
+    assert index_answer(r, _leaf("In", "x", 1, 3, 2)) == bm(7)
     assert r.calls[:2] == [("=", 1), ("=", 2)]
     r.calls.clear()
     # Paimon ORs the NotEqual results (not AND): one remaining literal keeps the file
     r2 = _Recorder({1: SKIP, 2: REMAIN})
-    assert visit_leaf(r2, _leaf("NotIn", "x", 1, 2)) is REMAIN
+    assert index_answer(r2, _leaf("NotIn", "x", 1, 2)) is REMAIN
     assert r2.calls == [("<>", 1), ("<>", 2)]
-    assert visit_leaf(r2, _leaf("NotIn", "x", 1)) is SKIP
+    assert index_answer(r2, _leaf("NotIn", "x", 1)) is SKIP
     assert FileIndexReader().visit_in([]) is REMAIN
 
 
@@ -119,10 +119,10 @@ def test_empty_index_reader() -> None:
     remain = ["NotEqual", "IsNull", "NotIn", "Like", "Between", "NotBetween"]
     for f in skip:
         lits: tuple[int, ...] = () if f == "IsNotNull" else (1,)
-        assert visit_leaf(r, _leaf(f, "x", *lits)) is SKIP, f
+        assert index_answer(r, _leaf(f, "x", *lits)) is SKIP, f
     for f in remain:
         lits = () if f == "IsNull" else (1, 2) if "Between" in f else (1,)
-        assert visit_leaf(r, _leaf(f, "x", *lits)) is REMAIN, f
+        assert index_answer(r, _leaf(f, "x", *lits)) is REMAIN, f
 
 
 # ---- evaluation walk -------------------------------------------------------------------------------
