@@ -202,7 +202,7 @@ def machine_facts() -> list[str]:
         usable = os.cpu_count() or 0
     packages = ", ".join(f"{p} {_version(p)}" for p in ("paimon-lens", "pyroaring", "numpy", "pyarrow", "xxhash"))
     return [
-        f"date: {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+        f"date: {_dt.datetime.now(_dt.UTC).strftime('%Y-%m-%d %H:%M UTC')}",
         f"machine: {platform.system()} {platform.release()} {platform.machine()}, {_cpu_model()}, "
         f"nproc {usable}",
         f"python: {platform.python_implementation()} {platform.python_version()}",

@@ -170,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                            for r in advice.recommendations]))  # type: ignore[attr-defined]
     if not args.no_write:
         out = Path(__file__).with_name("results_recommend.md")
-        now = _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        now = _dt.datetime.now(tz=_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
         doc = [f"# Time to recommend (issue 6)\n\nMeasured {now} with `python -m benchmarks.bench_recommend "
                f"--files {args.files} --rows {args.rows} --max-files {args.max_files}` on commit {commit} "
                f"({platform.python_version()}, {os.cpu_count()} CPUs). The table: {args.files} parquet files x "

@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         reference = _steps(str(local), None)
     finally:
         server.stop()
-    lines = [f"Measured {_dt.datetime.now(tz=_dt.timezone.utc):%Y-%m-%d %H:%M} with "
+    lines = [f"Measured {_dt.datetime.now(tz=_dt.UTC):%Y-%m-%d %H:%M} with "
              f"`python -m benchmarks.bench_s3 --files {args.files}`.", "",
              f"* machine: {platform.platform()}, Python {platform.python_version()}; paimon-lens commit {commit}",
              f"* table: the synthetic primary-key table of `bench_explain` ({args.files:,} data files, "

@@ -180,7 +180,7 @@ def command_line(module: str, argv: Sequence[str] | None = None, drop: Sequence[
 
 def utc_now() -> str:
     """The current time as written in a section: ``YYYY-MM-DD HH:MM UTC``."""
-    return _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return _dt.datetime.now(tz=_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _cell(value: str) -> str:

@@ -21,11 +21,6 @@ def register_view(class_path: str, view: str, renderer: str) -> None:
     _VIEWS[(class_path, view)] = renderer
 
 
-def register_html(class_path: str, renderer: str) -> None:
-    """Render instances of ``class_path`` as HTML with ``renderer`` (see :func:`register_view`)."""
-    register_view(class_path, "html", renderer)
-
-
 def registered_views() -> dict[tuple[str, str], str]:
     """Every registered ``(class path, view) -> "module:function"``."""
     return dict(_VIEWS)

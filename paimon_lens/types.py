@@ -402,7 +402,7 @@ class Timestamp:
     def from_datetime(value: _dt.datetime, nanos: int | None = None) -> Timestamp:
         """From a naive datetime (taken as is; an aware one is converted to UTC first)."""
         if value.tzinfo is not None:
-            value = value.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+            value = value.astimezone(_dt.UTC).replace(tzinfo=None)
         delta = value - EPOCH
         micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
         ts = Timestamp.from_micros(micros)

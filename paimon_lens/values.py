@@ -187,7 +187,7 @@ def to_python(value: Any, dtype: DataType) -> Any:
             d = value.to_datetime()
         except (OverflowError, ValueError, AttributeError):
             return value
-        return d.replace(tzinfo=_dt.timezone.utc) if r == "TIMESTAMP_LTZ" else d
+        return d.replace(tzinfo=_dt.UTC) if r == "TIMESTAMP_LTZ" else d
     return value
 
 

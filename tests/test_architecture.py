@@ -196,8 +196,7 @@ def test_cycle_finder_finds_a_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 #: The modules the package root may hold besides its packages: the foundation every layer shares
-#: and the package's entry points. A new module goes into the package of its layer.
-#: the foundation (at most six modules) and the package's entry points
+#: (at most six modules) and the package's entry points. A new module goes into the package of its layer.
 ROOT_MODULES = {"__init__", "__main__", "_version", "errors", "types", "values", "units", "progress", "rendering"}
 
 

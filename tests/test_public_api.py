@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 import pathlib
-
 import tomllib
 
 import paimon_lens

@@ -295,7 +295,7 @@ _NOT_RECORDED = frozenset({"name", "field_id", "dtype", "is_partition_key", "qua
 def _column_record(c: ColumnProfile, conv: Any) -> dict[str, Any]:
     rec: dict[str, Any] = {"column": c.name, "type": str(c.dtype), "partition_key": c.is_partition_key,
                            "null_ratio": c.null_ratio}
-    rec.update((f.name, getattr(c, f.name)) for f in dataclass_fields(c) if f.name not in _NOT_RECORDED)
+    rec.update((fld.name, getattr(c, fld.name)) for fld in dataclass_fields(c) if fld.name not in _NOT_RECORDED)
     rec["min"], rec["max"] = conv(c.min, c.dtype), conv(c.max, c.dtype)
     rec["top_values"] = [[conv(v, c.dtype), n] for v, n in c.top_values]
     return rec
@@ -305,7 +305,7 @@ def _file_column_record(f: FileProfile, c: FileColumnProfile, dtype: DataType, p
                         conv: Any) -> dict[str, Any]:
     rec: dict[str, Any] = {"file_name": f.file_name, "partition": partition, "bucket": f.bucket, "level": f.level,
                            "deleted_rows": f.deleted_rows}
-    rec.update((f.name, getattr(c, f.name)) for f in dataclass_fields(c))
+    rec.update((fld.name, getattr(c, fld.name)) for fld in dataclass_fields(c))
     rec["min"], rec["max"] = conv(c.min, dtype), conv(c.max, dtype)
     rec["top_values"] = [[conv(v, dtype), n] for v, n in c.top_values]
     return rec

@@ -138,7 +138,7 @@ class _Walk:
                 snap = reader.snapshot
                 assert snap is not None
                 commit = Commit(sid, snap.commit_kind,
-                                _dt.datetime.fromtimestamp(snap.time_millis / 1000, tz=_dt.timezone.utc))
+                                _dt.datetime.fromtimestamp(snap.time_millis / 1000, tz=_dt.UTC))
                 added: dict[str, tuple[_File, bytes]] = {}
                 removed: dict[str, _File] = {}
                 for e in reader.delta_entries():
@@ -231,7 +231,7 @@ class SnapshotDiff:
 
     def file_records(self) -> list[dict[str, Any]]:
         """One record per file added or removed: the change, the file's facts (partition values as
-        Python objects) and the commit that made it."""
+        the manifests hold them, Paimon's internal values) and the commit that made it."""
         by: dict[str, Commit] = {}
         for c in self.commits:
             for f in c.added + c.removed:

@@ -298,7 +298,7 @@ class _Timeline:
         snap = reader.snapshot
         assert snap is not None
         facts = SnapshotFacts(snap.id, snap.commit_kind,
-                              _dt.datetime.fromtimestamp(snap.time_millis / 1000, tz=_dt.timezone.utc),
+                              _dt.datetime.fromtimestamp(snap.time_millis / 1000, tz=_dt.UTC),
                               snap.schema_id, snap.total_record_count, snap.delta_record_count, tags=tags)
         problems = facts.problems
         state = self.state

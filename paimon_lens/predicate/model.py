@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Generic, Protocol, TypeVar
 
 from ..types import DataType
@@ -22,7 +22,7 @@ T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 
 
-class _Function(str, Enum):
+class _Function(StrEnum):
     """A function name as a closed set: a member equals, hashes and prints as its name, so
     ``leaf.function == "Equal"``, dict lookups by name and JSON keep working."""
 

@@ -706,7 +706,7 @@ def cmd_workload(args: argparse.Namespace, out: Any) -> int:
         except ValueError:
             raise PaimonLensError(f"--since {args.since!r}: expected an ISO date or time, e.g. 2026-11-01") from None
         if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=_dt.timezone.utc)
+            moment = moment.replace(tzinfo=_dt.UTC)
         since = int(moment.timestamp() * 1000)
     if args.spark_event_logs is not None:
         extracted = workload_from_spark_event_logs(args.spark_event_logs, since)

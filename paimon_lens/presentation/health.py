@@ -111,7 +111,7 @@ class WarehouseHealth:
         return environment().get_template("health.html.j2").render(
             csp=CSP, warehouse=self.warehouse, version=__version__, table=frame_html(frame, max_rows=500),
             tops=tops, errors=[t for t in self.tables if t.error],
-            generated_at=_dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+            generated_at=_dt.datetime.now(tz=_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"))
 
     def save(self, path: str) -> Path:
         """Write :attr:`html` to ``path`` (UTF-8) and return the path."""

@@ -43,12 +43,12 @@ def _anchors(timeline: History) -> list[int]:
     return out
 
 
-def regressions(table: SnapshotReader, timeline: History, workload: Workload) -> list[dict[str, Any]]:
+def regressions(reader: SnapshotReader, timeline: History, workload: Workload) -> list[dict[str, Any]]:
     """Per workload query: read bytes at its anchor snapshot and now, and the causes of the change
     (``error`` when the query applies to no snapshot of the timeline but the current one)."""
     from ..history.diff import ExplainDiff, explain_diffs
 
-    current = table.snapshot_id
+    current = reader.snapshot_id
     anchors = [a for a in _anchors(timeline) if current is not None and a < current]
     from ..predicate.parser import parse_where
 
@@ -56,7 +56,7 @@ def regressions(table: SnapshotReader, timeline: History, workload: Workload) ->
     pending = []
     for q in workload:
         try:
-            parse_where(q.where, table.schema.fields)
+            parse_where(q.where, reader.schema.fields)
         except PaimonLensError:
             continue  # it does not apply to the current snapshot: the workload section says why
         pending.append(q)
@@ -64,7 +64,7 @@ def regressions(table: SnapshotReader, timeline: History, workload: Workload) ->
     for anchor in anchors:
         if not pending or current is None:
             break
-        got = explain_diffs(table, [q.where for q in pending], anchor, current)
+        got = explain_diffs(reader, [q.where for q in pending], anchor, current)
         still = []
         for q, r in zip(pending, got):
             if isinstance(r, PaimonLensError) and f"at snapshot {anchor} " in str(r):

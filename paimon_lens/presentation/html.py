@@ -64,7 +64,7 @@ def render_table(table: SnapshotReader) -> str:
     when = None
     if snap is not None:
         try:
-            stamp = _dt.datetime.fromtimestamp(snap.time_millis / 1000, tz=_dt.timezone.utc)
+            stamp = _dt.datetime.fromtimestamp(snap.time_millis / 1000, tz=_dt.UTC)
             when = stamp.strftime("%Y-%m-%d %H:%M:%S UTC")
         except (OverflowError, ValueError, OSError):
             when = f"{snap.time_millis} ms since 1970 (beyond the calendar)"

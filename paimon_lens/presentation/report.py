@@ -193,7 +193,7 @@ def _bucket_text(bucket: str, primary_key: bool) -> str:
 def _commit_time(millis: int | None) -> str:
     if millis is None:
         return "-"
-    return _dt.datetime.fromtimestamp(millis / 1000, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return _dt.datetime.fromtimestamp(millis / 1000, tz=_dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def files_section(table: Table, detail: bool = False) -> Section:
@@ -569,7 +569,7 @@ def build_report(table: Table, workload: Any = None, recommendations: Any = None
         inventory.collapsed = True
         sections.append(inventory)
     sections.append(_terms())
-    now = _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    now = _dt.datetime.now(tz=_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return TuningReport(table, wl, sections, now, explains)
 
 

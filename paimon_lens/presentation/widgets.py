@@ -60,7 +60,7 @@ def _img(fig: Any) -> str:
 def _snapshot_label(row: Any) -> str:
     import datetime as _dt
 
-    when = _dt.datetime.fromtimestamp(int(row["commit_time"]) / 1000, tz=_dt.timezone.utc) \
+    when = _dt.datetime.fromtimestamp(int(row["commit_time"]) / 1000, tz=_dt.UTC) \
         if isinstance(row["commit_time"], (int, float)) else row["commit_time"]
     when_text = when.strftime("%Y-%m-%d %H:%M") if hasattr(when, "strftime") else str(when)
     return f"{row['snapshot_id']} · {row['commit_kind']} · {when_text}"

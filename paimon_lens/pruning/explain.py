@@ -321,11 +321,13 @@ class ExplainReport:
     def file_record(self, f: FileVerdict, positions: bool = False,
                     max_positions: int | None = None, *, as_json: bool = True) -> dict[str, Any]:
         """One file's record: as the ``explain --format json`` contract prints it, or with
-        ``as_json=False`` as Python values (partition values as Python objects, positions as the
-        bitmaps themselves, the truth fields always present) for the frame.
+        ``as_json=False`` as Python values for the frame (partition values as Python objects, the
+        index's and truth's positions as the bitmaps themselves, whole, whatever ``positions`` and
+        ``max_positions`` say, the truth fields always present).
 
-        ``max_positions``: at most this many positions per list; a list cut short is named in the
-        record's ``positions_truncated``.
+        JSON: ``positions`` lists the index's positions (not those of a corrupt index beyond the
+        file); ``max_positions``: at most this many positions per list, a list cut short named in
+        the record's ``positions_truncated``.
         """
         ptypes = {p.name: p.type for p in self.table.schema.partition_fields}
         convert = to_json if as_json else to_python

@@ -51,7 +51,7 @@ class TaskContext:
     def directory(self, plan: FilePlan) -> str:
         """The directory of a file, relative to the table root."""
         parts = [p for p in (
-            self.file_spec.options.get("data-file.path-directory"),
+            self.core_options.data_file_path_directory,
             partition_path(list(plan.partition), self.partition_fields, self.core_options),
             bucket_dir(plan.bucket)) if p]
         return "/".join(parts)

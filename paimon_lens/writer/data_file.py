@@ -86,7 +86,7 @@ def creation_time() -> _dt.datetime:
     """Now as Paimon records it: the local wall-clock time stored as if it were UTC."""
     t = time.time()
     millis = calendar.timegm(time.localtime(t)) * 1000 + int(t * 1000) % 1000
-    return _dt.datetime.fromtimestamp(millis / 1000, _dt.timezone.utc)
+    return _dt.datetime.fromtimestamp(millis / 1000, _dt.UTC)
 
 
 def write_data_file(spec: FileSpec, directory: Path, name: str, data: pa.Table, values: dict[str, list[Any]],

@@ -126,5 +126,5 @@ def _naive(value: object) -> object:
     if isinstance(value, list):
         return [_naive(v) for v in value]
     if isinstance(value, dt.datetime) and value.tzinfo is not None:
-        return value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return value.astimezone(dt.UTC).replace(tzinfo=None)
     return value

@@ -156,9 +156,9 @@ def test_blocks_without_a_kept_partition_are_not_decoded(tmp_path: Path, monkeyp
     assert decoded == [len(sel.entries)]  # one record a block: only the kept ones decoded
 
 
-@pytest.mark.parametrize("when", [_dt.datetime(1, 1, 3, tzinfo=_dt.timezone.utc),
-                                  _dt.datetime(9999, 12, 29, tzinfo=_dt.timezone.utc),
-                                  _dt.datetime(1969, 12, 31, 23, 59, 59, 999000, tzinfo=_dt.timezone.utc),
+@pytest.mark.parametrize("when", [_dt.datetime(1, 1, 3, tzinfo=_dt.UTC),
+                                  _dt.datetime(9999, 12, 29, tzinfo=_dt.UTC),
+                                  _dt.datetime(1969, 12, 31, 23, 59, 59, 999000, tzinfo=_dt.UTC),
                                   None])
 def test_creation_time_extremes(tmp_path: Path, when: _dt.datetime | None) -> None:
     def edit(r: dict[str, Any]) -> None:

@@ -51,7 +51,7 @@ def test_by_time() -> None:
     assert pl.open_table(str(EVENTS), timestamp_ms=t4).snapshot_id == 4
     assert pl.open_table(str(EVENTS), timestamp_ms=t4 - 1).snapshot_id == 3
     assert pl.open_table(str(EVENTS), timestamp_ms=10**15).snapshot_id == 6
-    when = dt.datetime.fromtimestamp(t4 / 1000, dt.timezone.utc)
+    when = dt.datetime.fromtimestamp(t4 / 1000, dt.UTC)
     assert pl.open_table(str(EVENTS), when).snapshot_id == 4
     with pytest.raises(SnapshotNotFoundError, match="no snapshot at or before"):
         pl.open_table(str(EVENTS), timestamp_ms=_time(EVENTS, 1) - 1)

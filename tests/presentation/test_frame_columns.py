@@ -137,3 +137,13 @@ def test_unknown_kind_is_reported() -> None:
         check_frame(frame, None, "made up")
     with pytest.raises(AssertionError, match="row_count"):
         check_frame(pd.DataFrame({"row_count": ["ten"]}), None, "made up")
+
+
+def test_the_file_index_frame_starts_with_the_index_records_own_fields() -> None:
+    """The local frame, the Spark frame and the ``index_`` renaming of summary fields all follow
+    ``INDEX_FIELDS``; the frame declares the same columns."""
+    from paimon_lens.distributed.spark_plan import INDEX_BASE_FIELDS
+    from paimon_lens.inventory.file_indexes import INDEX_FIELDS
+
+    assert tuple(fc.FILE_INDEX_COLUMNS) == INDEX_FIELDS
+    assert tuple(name for name, _ in INDEX_BASE_FIELDS) == INDEX_FIELDS

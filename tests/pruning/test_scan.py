@@ -281,7 +281,6 @@ def _table(schemas: list[TableSchema], files: list[LiveFile]) -> Any:
                            live_files=lambda: files, path="/nowhere", manifest_dir="/nowhere/manifest",
                            snapshot=None,  # no snapshot: no manifest list to prune with
                            memo=lambda key, compute: compute())
-    fake.reader = fake  # a reader is its own reader
     return fake
 
 
@@ -307,7 +306,7 @@ def test_pk_deletion_vectors_skip_level_0_and_use_value_stats() -> None:
     # merge-on-read makes level-0 files visible again and turns the value filter off
     s2 = _schema(0, PK_FIELDS, ("k",), **{"bucket": "2", "deletion-vectors.enabled": "true",
                                           "deletion-vectors.merge-on-read": "true"})
-    d2 = _by_name(plan(_table([s2], files).reader, parse_where("v = 50", s2.fields)))
+    d2 = _by_name(plan(_table([s2], files), parse_where("v = 50", s2.fields)))
     assert d2["l0"].level_keep and not d2["l0"].stats_used
 
 
@@ -319,19 +318,19 @@ def test_pk_without_deletion_vectors_filters_whole_buckets() -> None:
         # bucket 1: overlapping, no file passes -> whole bucket dropped
         _file("b1-l0", _v(1, 9), level=0, bucket=1), _file("b1-l3", _v(70, 80), level=3, bucket=1),
     ]
-    d = _by_name(plan(_table([s], files).reader, parse_where("v = 50", s.fields)))
+    d = _by_name(plan(_table([s], files), parse_where("v = 50", s.fields)))
     assert d["b0-l0"].planned and d["b0-l3"].planned and d["b0-l0"].whole_bucket_keep
     assert d["b1-l0"].stage == d["b1-l3"].stage == "whole_bucket"
     assert not d["b0-l0"].stats_used and d["b0-l0"].stats_keep is False
     assert "whole bucket is read" in d["b0-l0"].reason
     # one level above 0 only: no overlap, files are filtered one by one
     flat = [_file("a", _v(1, 9), level=4, bucket=0), _file("b", _v(45, 55), level=4, bucket=0)]
-    d = _by_name(plan(_table([s], flat).reader, parse_where("v = 50", s.fields)))
+    d = _by_name(plan(_table([s], flat), parse_where("v = 50", s.fields)))
     assert (d["a"].planned, d["a"].stage, d["a"].stats_used) == (False, "stats", True)
     assert d["b"].planned
     # partial-update without deletion vectors keeps overlapping buckets whole
     pu = _schema(0, PK_FIELDS, ("k",), bucket="2", **{"merge-engine": "partial-update"})
-    d = _by_name(plan(_table([pu], files).reader, parse_where("v = 50", pu.fields)))
+    d = _by_name(plan(_table([pu], files), parse_where("v = 50", pu.fields)))
     assert all(x.planned for x in d.values())
 
 
@@ -345,7 +344,7 @@ def test_pk_key_stats_and_bucket_pruning() -> None:
     files = [_file("keys-1-5", _v(0, 9), level=1, bucket=b7, key_stats=_key_stats(1, 5)),
              _file("keys-5-9", _v(0, 9), level=1, bucket=b7, key_stats=_key_stats(5, 9)),
              _file("other-bucket", _v(0, 9), level=1, bucket=1 - b7, key_stats=_key_stats(5, 9))]
-    d = _by_name(plan(_table([s], files).reader, parse_where("k = 7", s.fields)))
+    d = _by_name(plan(_table([s], files), parse_where("k = 7", s.fields)))
     assert (d["keys-1-5"].stage, d["keys-1-5"].key_keep) == ("stats", False)
     assert d["keys-1-5"].reason == "key stats: max(k) = 5 < 7"
     assert d["keys-5-9"].planned and d["keys-5-9"].key_keep
