@@ -174,8 +174,9 @@ class Advice:
         """``db.table`` from the warehouse layout (``<db>.db/<table>``), else the table directory name."""
         return table_identifier(self.table.path)
 
-    def option_changes(self) -> tuple[dict[str, str], list[str]]:
-        """(options to set, option keys to unset) that turn the current options into the advised ones."""
+    def target_indexes(self) -> dict[tuple[str, str], dict[str, str]]:
+        """``(column, index type) -> explicit options`` of every file index the advice leaves
+        configured: today's indexes with each recommendation applied (dropped, changed, added)."""
         current = dict(self.table.schema.options)
         specs = {(s.column, s.index_type): explicit_options(s.index_type, s.options)
                  for s in parse_index_options(current)}
@@ -189,20 +190,11 @@ class Advice:
                     specs.pop(key)
                 for spec_type, opts in _split_types(r.index_type, r.options):
                     specs[(r.column, spec_type)] = opts
-        wanted: dict[str, str] = {}
-        columns: dict[str, list[str]] = {}
-        for (col, t), opts in specs.items():
-            columns.setdefault(t, []).append(col)
-            for k, v in opts.items():
-                wanted[f"{PREFIX}{t}.{col}.{k}"] = v
-        for t, cols in columns.items():
-            wanted[f"{PREFIX}{t}.columns"] = ",".join(cols)
-        if self.threshold != in_manifest_threshold(current):
-            wanted["file-index.in-manifest-threshold"] = _size_text(self.threshold)
-        old = {k: v for k, v in current.items() if k.startswith(PREFIX) and k != "file-index.in-manifest-threshold"}
-        to_set = {k: v for k, v in wanted.items() if current.get(k) != v}
-        to_unset = sorted(k for k in old if k not in wanted)
-        return to_set, to_unset
+        return specs
+
+    def option_changes(self) -> tuple[dict[str, str], list[str]]:
+        """(options to set, option keys to unset) that turn the current options into the advised ones."""
+        return index_option_changes(self.table.schema.options, self.target_indexes(), self.threshold)
 
     def statements(self, engine: str = "spark") -> list[str]:
         """SQL that applies the advice: ``spark`` or ``flink``; empty when nothing changes."""
@@ -256,6 +248,26 @@ def table_identifier(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
     parent = path.rsplit("/", 2)[-2] if path.count("/") >= 1 else ""
     return f"{parent[:-3]}.{name}" if parent.endswith(".db") else name
+
+
+def index_option_changes(options: Mapping[str, str], indexes: Mapping[tuple[str, str], Mapping[str, str]],
+                         threshold: int) -> tuple[dict[str, str], list[str]]:
+    """(options to set, option keys to unset) that configure exactly ``indexes`` (``(column, index
+    type) -> explicit options``) and the ``in-manifest-threshold`` on a table with ``options``."""
+    wanted: dict[str, str] = {}
+    columns: dict[str, list[str]] = {}
+    for (col, t), opts in indexes.items():
+        columns.setdefault(t, []).append(col)
+        for k, v in opts.items():
+            wanted[f"{PREFIX}{t}.{col}.{k}"] = v
+    for t, cols in columns.items():
+        wanted[f"{PREFIX}{t}.columns"] = ",".join(cols)
+    if threshold != in_manifest_threshold(dict(options)):
+        wanted["file-index.in-manifest-threshold"] = _size_text(threshold)
+    old = {k: v for k, v in options.items() if k.startswith(PREFIX) and k != "file-index.in-manifest-threshold"}
+    to_set = {k: v for k, v in wanted.items() if options.get(k) != v}
+    to_unset = sorted(k for k in old if k not in wanted)
+    return to_set, to_unset
 
 
 def alter_table(ident: str, to_set: Mapping[str, str], to_unset: Sequence[str], engine: str = "spark") -> list[str]:

@@ -108,9 +108,12 @@ class Candidate:
 
     @property
     def specs(self) -> tuple[IndexSpec, ...]:
-        """The indexes to build (empty for no index and for the current indexes)."""
-        if self.current or self.index_type is None:
+        """The indexes to build (empty for no index and for the current indexes; a
+        :func:`configuration`'s indexes over several columns)."""
+        if self.current:
             return ()
+        if self.index_type is None:
+            return self.also if self.column == ALL_COLUMNS else ()
         first = self.index_type.split("+", 1)[0]
         return (IndexSpec(self.column, first, dict(self.options)), *self.also)
 
@@ -124,8 +127,17 @@ class Candidate:
         return out
 
 
-CURRENT = Candidate("*", None, {}, "current", current=True)
+ALL_COLUMNS = "*"
+"""The ``column`` of a candidate over the whole table: :data:`CURRENT` and :func:`configuration`."""
+
+CURRENT = Candidate(ALL_COLUMNS, None, {}, "current", current=True)
 """The table's own file indexes as they are (measured from its ``.index`` files and manifests)."""
+
+
+def configuration(specs: Sequence[IndexSpec], label: str) -> Candidate:
+    """A whole table's file-index configuration as one candidate: every file's container holds
+    all of ``specs`` (on any columns), as Paimon writes it with those options."""
+    return Candidate(ALL_COLUMNS, None, {}, label, also=tuple(specs))
 
 
 def no_index(column: str) -> Candidate:

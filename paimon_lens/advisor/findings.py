@@ -64,7 +64,7 @@ from ..predicate.model import leaves
 from ..rendering import render
 from ..units import human_bytes, human_count, human_percent
 from .advise import alter_table
-from .finding import Finding, table_ref
+from .finding import Finding, FixAction, table_ref
 from .global_findings import global_index_findings
 
 if TYPE_CHECKING:
@@ -177,6 +177,10 @@ def _compact(table: SnapshotReader, partition: dict[str, Any]) -> str:
     return f"CALL sys.compact(table => '{ref}')"
 
 
+def _compaction(partition: dict[str, Any]) -> FixAction:
+    return FixAction(compact=(tuple(partition.items()),))
+
+
 def _where(partition: dict[str, Any], bucket: int) -> str:
     return (f"partition {_partition_text(partition)}, " if partition else "") + f"bucket {bucket}"
 
@@ -204,7 +208,8 @@ def _index_size(table: SnapshotReader, infos: Sequence[IndexRow]) -> list[Findin
             + ("; a bloom-filter is a fraction of the size for = and IN" if index_type in ("bitmap", "bsi",
                                                                                           "range-bitmap") else ""),
             tuple(_drop_index(table, column, index_type)),
-            {"index_bytes": index_bytes, "data_bytes": data_bytes, "files": len(part), "ratio": ratio}))
+            {"index_bytes": index_bytes, "data_bytes": data_bytes, "files": len(part), "ratio": ratio},
+            FixAction(drop_indexes=((column, index_type),))))
     return out
 
 
@@ -235,7 +240,8 @@ def _bloom_oversized(table: SnapshotReader, infos: Sequence[IndexRow]) -> list[F
             f"{human_bytes(now - right)} more than needed", float(now - right),
             f"size the filter for the rows of a file: items = {largest}",
             tuple(set_options(table, {f"file-index.bloom-filter.{column}.items": str(largest)})),
-            {"items": items, "rows_p95": largest, "index_bytes": now, "right_bytes": right}))
+            {"items": items, "rows_p95": largest, "index_bytes": now, "right_bytes": right},
+            FixAction(index_options=(((column, "bloom-filter"), (("items", str(largest)),)),))))
     return out
 
 
@@ -257,7 +263,8 @@ def _deletion_vectors(table: SnapshotReader, engine: Engine | None) -> list[Find
             f"{human_count(gone)} of {human_count(rows)} rows in {len(files)} files ({human_bytes(size)}) are "
             "marked deleted by deletion vectors", f"{human_count(gone)} deleted rows read and dropped per scan",
             gone * size / rows, "compact the bucket's partition: the rewrite drops the deleted rows",
-            (_compact(table, files[0].partition),), {"deleted_rows": gone, "rows": rows, "files": len(files)}))
+            (_compact(table, files[0].partition),), {"deleted_rows": gone, "rows": rows, "files": len(files)},
+            _compaction(files[0].partition)))
     return out
 
 
@@ -278,7 +285,8 @@ def _small_files(table: SnapshotReader) -> list[Finding]:
             f"{len(files)} files, median {human_bytes(median)} (target-file-size {human_bytes(target)})",
             f"{len(files)} file opens, footers and index lookups per query", float(len(files) * SMALL_FILE_SCORE),
             "compact the partition so that files approach target-file-size",
-            (_compact(table, files[0].partition),), {"files": len(files), "median_bytes": median, "target": target}))
+            (_compact(table, files[0].partition),), {"files": len(files), "median_bytes": median, "target": target},
+            _compaction(files[0].partition)))
     return out
 
 
@@ -300,7 +308,7 @@ def _uncompacted_buckets(table: SnapshotReader) -> list[Finding]:
             f"num-sorted-run.compaction-trigger = {trigger}", f"every read merges {len(level0)} sorted runs",
             float(size), "compact the bucket: a compaction merges the level-0 runs into one level",
             (_compact(table, files[0].partition),), {"level0_files": len(level0), "files": len(files),
-                                                     "trigger": trigger}))
+                                                     "trigger": trigger}, _compaction(files[0].partition)))
     return out
 
 
@@ -322,7 +330,8 @@ def _embedded_indexes(table: SnapshotReader) -> list[Finding]:
         float(total), "keep only small containers in the manifests (Paimon's default threshold is "
         f"{DEFAULT_IN_MANIFEST_THRESHOLD} B; recommend measures one for the workload)",
         tuple(set_options(table, {"file-index.in-manifest-threshold": f"{DEFAULT_IN_MANIFEST_THRESHOLD} b"})),
-        {"embedded_bytes": total, "containers": len(sizes), "threshold": threshold, "manifest_bytes": manifests})]
+        {"embedded_bytes": total, "containers": len(sizes), "threshold": threshold, "manifest_bytes": manifests},
+        FixAction(options=(("file-index.in-manifest-threshold", f"{DEFAULT_IN_MANIFEST_THRESHOLD} b"),)))]
 
 
 def _workload_checks(table: SnapshotReader, infos: Sequence[IndexRow], workload: Workload,
@@ -348,7 +357,8 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexRow], workload:
                 f"{human_bytes(nbytes)} of {index_type} index; the {len(workload)} workload queries name "
                 f"{', '.join(sorted(named)) or 'no column'}", f"{human_bytes(nbytes)} stored for nothing",
                 float(nbytes), f"drop the {index_type} index on {column}",
-                tuple(_drop_index(table, column, index_type)), {"index_bytes": nbytes}))
+                tuple(_drop_index(table, column, index_type)), {"index_bytes": nbytes},
+                FixAction(drop_indexes=((column, index_type),))))
             continue
         helped = sum(1 for r, _ in reports for f in r.files
                      if f.stage in ("index", "read index", "index rows")
@@ -360,7 +370,8 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexRow], workload:
                 f"with the file indexes ({human_bytes(nbytes)} of {index_type} index)",
                 f"{human_bytes(nbytes)} stored and read for nothing", float(nbytes),
                 f"drop the {index_type} index on {column}, or run recommend for one that skips",
-                tuple(_drop_index(table, column, index_type)), {"index_bytes": nbytes, "queries": len(reports)}))
+                tuple(_drop_index(table, column, index_type)), {"index_bytes": nbytes, "queries": len(reports)},
+                FixAction(drop_indexes=((column, index_type),))))
     from ..writer.stats import column_modes
 
     modes = dict(zip(table.schema.field_names, column_modes(table.schema.field_names, table.schema.options)))
@@ -374,7 +385,8 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexRow], workload:
             "every file of the partitions the queries touch reaches the index or the reader", float(sum(
                 f.file_size for r, _ in reports for f in r.files if f.stage not in ("partition", "bucket"))),
             f"keep min/max for {column}: fields.{column}.stats-mode = full (or truncate(16) for long strings)",
-            tuple(set_options(table, {f"fields.{column}.stats-mode": "full"})), {"queries": len(reports)}))
+            tuple(set_options(table, {f"fields.{column}.stats-mode": "full"})), {"queries": len(reports)},
+            FixAction(options=((f"fields.{column}.stats-mode", "full"),))))
     have_index = {c.split("[", 1)[0] for c, _ in indexed} | set(global_index_columns(table))
     partition_keys = set(table.schema.partition_keys)  # partition pruning serves those
     for column, reports in sorted(named.items()):
@@ -397,7 +409,8 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexRow], workload:
             f"{human_bytes(read_bytes / total_weight)} read per query", read_bytes / total_weight,
             f"add a {index_type} index on {column} (recommend measures it first)",
             tuple(set_options(table, {f"file-index.{index_type}.columns": ",".join([*current, column])})),
-            {"read_files": read, "files": considered, "index_type": index_type}))
+            {"read_files": read, "files": considered, "index_type": index_type},
+            FixAction(add_indexes=((column, index_type),))))
     return out
 
 
@@ -428,6 +441,7 @@ def _read_for_nothing(table: SnapshotReader, infos: Sequence[IndexRow], workload
         columns = sorted({fields[leaf.index].name for leaf in leaves(report.predicate)})
         bare = [c for c in columns if c not in indexed and c not in table.schema.partition_keys]
         statements: list[str] = []
+        adds: list[tuple[str, str]] = []
         if bare:
             for column in bare:
                 ranges = any(leaf.function in ("LessThan", "LessOrEqual", "GreaterThan", "GreaterOrEqual", "Between")
@@ -435,6 +449,7 @@ def _read_for_nothing(table: SnapshotReader, infos: Sequence[IndexRow], workload
                 index_type = "range-bitmap" if ranges else "bloom-filter"
                 current = _index_columns(table.schema.options, index_type)
                 statements += set_options(table, {f"file-index.{index_type}.columns": ",".join([*current, column])})
+                adds.append((column, index_type))
             fix = f"index {', '.join(bare)} so that files without a match are ruled out (recommend measures it)"
         else:
             fix = (f"the indexes on {', '.join(columns)} cannot rule these files out: a bloom filter with a lower "
@@ -444,7 +459,8 @@ def _read_for_nothing(table: SnapshotReader, infos: Sequence[IndexRow], workload
             q.where, f"{len(empty)} files ({human_bytes(wasted)}) are read for `{q.where}` and hold no row it "
             "matches (ground truth: their columns read)", f"{human_bytes(wasted)} read for nothing per run",
             wasted * q.weight, fix, tuple(statements),
-            {"files_read": len(read), "files_without_match": len(empty), "bytes": wasted, "query": n}))
+            {"files_read": len(read), "files_without_match": len(empty), "bytes": wasted, "query": n},
+            FixAction(add_indexes=tuple(adds))))
     return out
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..inventory.global_indexes import GLOBAL, Coverage, global_index_coverage
 from ..units import human_bytes, human_count
-from .finding import Finding, table_ref
+from .finding import Finding, FixAction, Procedure, table_ref
 
 if TYPE_CHECKING:
     from ..metadata.snapshot_reader import SnapshotReader
@@ -37,20 +37,24 @@ def _partitions(rows: list[Coverage]) -> list[dict[str, Any]]:
     return [seen[k] for k in sorted(seen)]
 
 
-def _partitions_arg(parts: list[dict[str, Any]]) -> str:
-    if not parts or not parts[0]:
-        return ""
-    return ", partitions => '" + ";".join(",".join(f"{k}={v}" for k, v in p.items()) for p in parts) + "'"
+def _create_call(table: SnapshotReader, column: str, index_type: str, parts: list[dict[str, Any]]) -> Procedure:
+    args = [("table", table_ref(table)), ("index_column", column), ("index_type", index_type)]
+    if parts and parts[0]:
+        args.append(("partitions", ";".join(",".join(f"{k}={v}" for k, v in p.items()) for p in parts)))
+    return Procedure("create_global_index", tuple(args))
+
+
+def _drop_call(table: SnapshotReader, column: str, index_type: str) -> Procedure:
+    return Procedure("drop_global_index", (("table", table_ref(table)), ("index_column", column),
+                                           ("index_type", index_type)))
 
 
 def _create(table: SnapshotReader, column: str, index_type: str, parts: list[dict[str, Any]]) -> str:
-    return (f"CALL sys.create_global_index(table => '{table_ref(table)}', index_column => '{column}', "
-            f"index_type => '{index_type}'{_partitions_arg(parts)})")
+    return _create_call(table, column, index_type, parts).sql()
 
 
 def _drop(table: SnapshotReader, column: str, index_type: str) -> str:
-    return (f"CALL sys.drop_global_index(table => '{table_ref(table)}', index_column => '{column}', "
-            f"index_type => '{index_type}')")
+    return _drop_call(table, column, index_type).sql()
 
 
 def global_index_findings(table: SnapshotReader) -> list[Finding]:
@@ -81,7 +85,8 @@ def global_index_findings(table: SnapshotReader) -> list[Finding]:
                 "a fast search (the default scalar-index.search-mode) never returns matching rows among them; "
                 "full / detail read those files whole", float(size),
                 f"build the {index_type} index of {col} again: it indexes the rows not covered yet",
-                (_create(table, col, index_type, parts),), details))
+                (_create(table, col, index_type, parts),), details,
+                FixAction(procedures=(_create_call(table, col, index_type, parts),))))
         elif kind == GLOBAL:
             out.append(Finding(
                 "global-index-stale", f"the {index_type} global index of {col} predates a rewrite of {col}",
@@ -89,7 +94,8 @@ def global_index_findings(table: SnapshotReader) -> list[Finding]:
                 f"{len(cs)} data files ({human_bytes(size)}) rewrote {col} after the index was built: {cs[0].reason}",
                 "queries on the column miss or mis-place rows in every search mode", float(size),
                 f"drop the {index_type} index of {col} and build it again",
-                (_drop(table, col, index_type), _create(table, col, index_type, [])), details))
+                (_drop(table, col, index_type), _create(table, col, index_type, [])), details,
+                FixAction(procedures=(_drop_call(table, col, index_type), _create_call(table, col, index_type, [])))))
         else:
             pk_gaps.extend(c for c in cs if c.level > 0)  # a batch scan with deletion vectors skips level 0
     if pk_gaps:
@@ -102,12 +108,12 @@ def _pk_finding(table: SnapshotReader, gaps: list[Coverage], sizes: dict[str, in
     files = sorted({c.data_file for c in gaps})
     columns = sorted({f"{c.column} ({c.index_type})" for c in gaps})
     size = sum(sizes.get(f, 0) for f in files)
+    full = Procedure("compact", (("table", table_ref(table)), ("compact_strategy", "full")))
     return Finding(
         "pk-index-coverage", f"{len(files)} files are outside the primary-key indexes", ", ".join(columns),
         f"{len(files)} files ({human_bytes(size)}) above level 0 that the primary-key indexes of "
         f"{', '.join(columns)} do not cover: {gaps[0].reason}",
         "every query on those columns reads them whole", float(size),
         "a full compaction rewrites them into levels whose index covers them",
-        (f"CALL sys.compact(table => '{table_ref(table)}', compact_strategy => 'full')",),
-        {"columns": columns, "files": len(files), "data_files": files})
+        (full.sql(),), {"columns": columns, "files": len(files), "data_files": files}, FixAction(procedures=(full,)))
 

@@ -85,7 +85,7 @@ from ..rendering import render, render_html
 from ..types import DataType
 from ..workload.model import Workload, as_workload
 from ..writer.file_index import IndexSpec, build_container, in_manifest_threshold, make_index_writer
-from .candidates import Candidate, threshold_choices
+from .candidates import ALL_COLUMNS, Candidate, threshold_choices
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -599,6 +599,17 @@ def _build(cand: Candidate, ctx: _FileContext, field_ids: Mapping[str, int],
     """The candidate's container for one file (None when the file lacks the column) and the
     seconds building it alone would take (shared work reused from another candidate included)."""
     t0 = time.perf_counter()
+    if cand.column == ALL_COLUMNS:  # a configuration: every spec's column the file has
+        built: list[IndexSpec] = []
+        by_column: dict[str, Sequence[Any]] = {}
+        for s in cand.specs:
+            own = ctx.by_id.get(field_ids[s.column])
+            column = ctx.columns.get(field_ids[s.column])
+            if own is not None and column is not None:  # a column the file lacks gets no index (as Paimon)
+                built.append(replace(s, column=own.name))
+                by_column[own.name] = column
+        data = build_container(built, ctx.schema.fields, by_column) if built else None
+        return data, time.perf_counter() - t0
     fid = field_ids[cand.column]
     f = ctx.by_id.get(fid)
     values = ctx.columns.get(fid)
@@ -733,11 +744,12 @@ def measure(table: SnapshotReader, workload: WorkloadLike, candidates: Sequence[
     if len(set(labels)) != len(labels):
         raise PaimonLensError("candidates must have distinct (column, label) pairs")
     by_name = {f.name: f for f in table.schema.fields}
-    missing = sorted({c.column for c in cands if not c.current and c.column not in by_name})
+    named = {c.column for c in cands if not c.current and c.column != ALL_COLUMNS}
+    missing = sorted((named | {s.column for c in cands for s in c.specs}) - by_name.keys())
     if missing:
         raise PaimonLensError(f"no such column(s) in {table.path}: {', '.join(missing)}")
     field_ids = {name: f.id for name, f in by_name.items()}
-    wanted_ids = sorted({field_ids[c.column] for c in cands if c.specs})
+    wanted_ids = sorted({field_ids[s.column] for c in cands for s in c.specs})
 
     files = [lf for lf in table.live_files() if not is_blob_file(lf.entry.file.file_name)]  # BLOB columns only
     sample = _sample(files, max_files, seed)

@@ -584,6 +584,47 @@ def cmd_recommend(args: argparse.Namespace, out: Any) -> int:
     return code
 
 
+def cmd_plan(args: argparse.Namespace, out: Any) -> int:
+    """``plan``: one tuning plan: the recommendations and findings as one ordered set of statements,
+    with their predicted effect on the workload."""
+    table = _open(args)
+    found = table.plan(args.workload, max_files=args.max_files)
+    for p in found.problems:
+        print(f"paimon-lens: partial answer: {p}", file=sys.stderr)
+    code = 1 if found.problems else 0
+    if args.format == "json":
+        json.dump(found.to_dict(), out, ensure_ascii=False, default=str)
+        out.write("\n")
+        return code
+    wl = found.workload
+    out.write(f"plan for {table.path} snapshot {table.snapshot_id}: {len(found.steps)} step(s), "
+              f"{len(wl['queries'])} queries{' (derived from column profiles)' if wl['derived'] else ''}\n")
+    for i, step in enumerate(found.steps, 1):
+        out.write(f"\n{i}. {step.title}{' (effect estimated)' if step.estimated else ''}\n   why: {step.reason}\n")
+        for line in step.evidence:
+            out.write(f"   - {line}\n")
+    for dialect, name in (("spark", "Spark SQL"), ("flink", "Flink SQL")):
+        statements = found.statements(dialect)
+        if statements:
+            out.write(f"\n-- {name}\n" + "".join(f"{s};\n" for s in statements))
+    out.write("\npredicted (per run of each query; after: the plan's indexes on every file)\n")
+    rows = [[q.where, f"{q.weight:g}", q.before["read_files"], q.after["read_files"],
+             _human_bytes(q.before["read_bytes"]), _human_bytes(q.after["read_bytes"]), q.before["rows"],
+             q.after["rows"]] for q in found.queries]
+    _print_table(rows, ["query", "weight", "files", "-> files", "bytes", "-> bytes", "rows", "-> rows"], out)
+    sizes = found.index_bytes
+    if sizes.get("before") is not None and sizes.get("after") is not None:
+        out.write(f"index bytes: {_human_bytes(sizes['before'])} -> {_human_bytes(sizes['after'])}\n")
+    compaction = found.estimates.get("compaction")
+    if compaction:
+        out.write(f"compaction (estimate): {compaction['files_before']} files -> about {compaction['files_after']}\n")
+    for d in found.declined:
+        out.write(f"declined: {d.fix} ({d.source}): {d.reason}\n")
+    for note in found.notes:
+        out.write(f"note: {note}\n")
+    return code
+
+
 def _partial_advice(advice: Any) -> int:
     """1 (and each of :attr:`Advice.problems` on stderr) when the advice is partial; 0 otherwise."""
     problems = advice.problems
@@ -951,6 +992,16 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--format", choices=("table", "json"), default="table")
     _add_engine_args(rec)
     rec.set_defaults(func=cmd_recommend)
+
+    pl_ = sub.add_parser("plan", help="one tuning plan: recommendations and findings as one ordered set of "
+                                      "statements, with their predicted effect")
+    pl_.add_argument("table", help="table directory")
+    pl_.add_argument("--workload", help="file with one WHERE clause per line (default: derived from the data)")
+    pl_.add_argument("--snapshot", default=None, help="snapshot selector (see files)")
+    pl_.add_argument("--max-files", type=int, default=None, help="measure a seeded sample of this many files")
+    pl_.add_argument("--format", choices=("table", "json"), default="table")
+    _add_engine_args(pl_)
+    pl_.set_defaults(func=cmd_plan)
 
     from ..synth import add_synth_parser  # light: pyspark is imported by the job only
 

@@ -365,6 +365,15 @@ INDEX_INVENTORY_COLUMNS = {
 
 # ---- findings -----------------------------------------------------------------------------------
 
+PLAN_QUERY_COLUMNS = {
+    "where": "the workload query", "weight": "its relative frequency",
+    "read_files_before": "data files Paimon reads with the table's indexes today",
+    "read_bytes_before": "their bytes", "rows_before": "rows handed to the reader's filter",
+    "read_files_after": "data files Paimon reads with the plan's indexes built for every file",
+    "read_bytes_after": "their bytes", "rows_after": "rows handed to the reader's filter",
+    "estimated": "a sample of the files was measured: the counts are extrapolated",
+}
+
 FINDING_COLUMNS = {
     "rank": "1 = the most costly",
     "kind": "index-size, bloom-oversized, index-unused, index-never-skips, unindexed-filter, "
@@ -449,7 +458,8 @@ COLUMN_KINDS: dict[str, str] = {
         "read_for_nothing_bytes", "records", "delta_records", "added_files", "removed_files", "added_bytes",
         "removed_bytes", "small_files", "indexed_files", "dv_files", "dv_deleted_rows", "upgraded_files",
         "added_snapshot", "keys", "null_rows", "blocks", "max_rows_per_key", "dimension", "vectors", "documents",
-        "covered_rows", "uncovered_rows", "source_level",
+        "covered_rows", "uncovered_rows", "source_level", "read_files_before", "read_bytes_before", "rows_before",
+        "read_files_after", "read_bytes_after", "rows_after",
     ), "int"),
     **dict.fromkeys((
         "deleted_ratio", "null_ratio", "distinct_error", "top1_ratio", "top10_ratio", "mean_file_distinct",
@@ -476,7 +486,7 @@ COLUMN_KINDS: dict[str, str] = {
         "nullable", "is_partition_key", "is_primary_key", "crc_ok", "partition_keep", "bucket_keep",
         "stats_keep", "planned", "read", "partition_key", "distinct_exact", "is_sorted", "is_strictly_sorted",
         "constrains_column", "eligible", "chosen", "is_table_threshold", "read_whole", "has_nulls",
-        "added_at_or_before",
+        "added_at_or_before", "estimated",
     ), "bool"),
     **dict.fromkeys(("commit_time", "time", "creation_time"), "time"),
     **dict.fromkeys(("partition", "partition_min", "partition_max", "partition_null_counts", "level_files",

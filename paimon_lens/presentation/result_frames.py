@@ -20,6 +20,7 @@ from .frame_columns import (
     FILE_FRAME_COLUMNS,
     FINDING_COLUMNS,
     HISTORY_COLUMNS,
+    PLAN_QUERY_COLUMNS,
     QUERY_COLUMNS,
     RECOMMENDATION_COLUMNS,
     THRESHOLD_COLUMNS,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from ..advisor.advise import Advice
     from ..advisor.derive import DerivedWorkload
     from ..advisor.findings import Findings
+    from ..advisor.plan import Plan
     from ..advisor.profile import TableProfile
     from ..advisor.whatif import WhatIfResult
     from ..history.diff import ExplainDiff, SnapshotDiff
@@ -138,6 +140,25 @@ def profile_files_frame(profile: TableProfile) -> pd.DataFrame:
 def derived_queries_frame(derived: DerivedWorkload) -> pd.DataFrame:
     """One row per derived query (:data:`DERIVED_QUERY_COLUMNS`)."""
     return records_frame([q.to_dict() for q in derived.derived], DERIVED_QUERY_COLUMNS)
+
+
+# ---- plan ---------------------------------------------------------------------------------------
+
+def plan_frame(plan: Plan) -> pd.DataFrame:
+    """One row per workload query, before and after the plan (:data:`PLAN_QUERY_COLUMNS`)."""
+    return records_frame(plan.query_records(), PLAN_QUERY_COLUMNS)
+
+
+def plan_html(plan: Plan) -> str:
+    """The plan's steps with their reasons and Spark statements, then the predicted effect."""
+    items = []
+    for step in plan.steps:
+        stmts = "".join(f"<pre>{escape(s)};</pre>" for s in step.statements.get("spark", ()))
+        mark = " (effect estimated)" if step.estimated else ""
+        items.append(f"<li><b>{escape(step.title)}</b>{mark}<br>{escape(step.reason)}{stmts}</li>")
+    head = (f"<p><b>Plan for {escape(plan.table)}</b> at snapshot {plan.snapshot_id}: "
+            f"{len(plan.steps)} step(s)</p>")
+    return head + f"<ol>{''.join(items)}</ol>" + frame_html(plan_frame(plan))
 
 
 # ---- findings -----------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ VIEWS: dict[str, dict[str, str]] = {
         "columns_frame": f"{_FRAMES}:profile_columns_frame", "files_frame": f"{_FRAMES}:profile_files_frame"},
     "paimon_lens.advisor.derive.DerivedWorkload": {"queries_frame": f"{_FRAMES}:derived_queries_frame"},
     "paimon_lens.advisor.findings.Findings": {"frame": f"{_FRAMES}:findings_frame"},
+    "paimon_lens.advisor.plan.Plan": {"frame": f"{_FRAMES}:plan_frame", "html": f"{_FRAMES}:plan_html"},
     "paimon_lens.history.timeline.History": {"frame": f"{_FRAMES}:history_frame", "html": f"{_FRAMES}:history_html"},
     "paimon_lens.history.diff.SnapshotDiff": {"frame": f"{_FRAMES}:diff_frame"},
     "paimon_lens.history.diff.ExplainDiff": {"html": f"{_FRAMES}:explain_diff_html"},

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..advisor.findings import Findings
+    from ..advisor.plan import Plan
     from ..distributed.spark_plan import SparkExplainReport, SparkFileIndexes
     from ..history.diff import ExplainDiff, SnapshotDiff
     from ..history.timeline import History
@@ -463,6 +464,18 @@ class Table:
         and the statement that fixes it (:mod:`paimon_lens.advisor.findings`); ``workload`` (a file,
         a list of WHERE clauses or a Workload) adds the checks that need queries."""
         return self.find(workload).frame()
+
+    @_consistent
+    def plan(self, workload: WorkloadLike = None, *, max_files: int | None = None,
+             progress: bool | None = None) -> Plan:
+        """One tuning plan for the snapshot (:mod:`paimon_lens.advisor.plan`): the recommendations and
+        findings resolved into one configuration, ordered steps with their Spark and Flink statements,
+        and the predicted effect on ``workload`` (None: derived from the column profiles).
+        ``max_files``: measure a seeded sample of the files (predictions are then estimates)."""
+        from ..advisor.plan import plan
+
+        return plan(self.reader, workload, max_files=max_files, progress=progress, engine=self.engine,
+                    rules=self.rules)
 
     @_consistent
     def find(self, workload: WorkloadLike = None) -> Findings:
