@@ -625,6 +625,25 @@ def cmd_plan(args: argparse.Namespace, out: Any) -> int:
     return code
 
 
+def cmd_shadow(args: argparse.Namespace, out: Any) -> int:
+    """``shadow``: a new table at OUT with the snapshot's data and a plan's file indexes."""
+    table = _open(args)
+    if args.plan is None:
+        plan: Any = table.plan(args.workload)
+    else:
+        with open(args.plan, encoding="utf-8") as f:
+            plan = json.load(f)
+    copy = table.shadow(args.out, plan)
+    if args.format == "json":
+        json.dump(copy.to_dict(), out, ensure_ascii=False)
+        out.write("\n")
+    else:
+        out.write(f"shadow copy of {table.path} snapshot {table.snapshot_id} at {copy.path}: {copy.files} data files "
+                  f"({copy.linked} hard-linked, {copy.copied} copied), {copy.embedded} index containers embedded, "
+                  f"{copy.index_files} index files; schema {copy.schema_id}, snapshot {copy.snapshot_id}\n")
+    return 0
+
+
 def _partial_advice(advice: Any) -> int:
     """1 (and each of :attr:`Advice.problems` on stderr) when the advice is partial; 0 otherwise."""
     problems = advice.problems
@@ -1002,6 +1021,17 @@ def build_parser() -> argparse.ArgumentParser:
     pl_.add_argument("--format", choices=("table", "json"), default="table")
     _add_engine_args(pl_)
     pl_.set_defaults(func=cmd_plan)
+
+    sh = sub.add_parser("shadow", help="a new table at OUT with the snapshot's data and a plan's file indexes, "
+                                       "to try the plan on (the table itself is only read)")
+    sh.add_argument("table", help="table directory")
+    sh.add_argument("out", help="an empty directory outside the table")
+    sh.add_argument("--plan", help="the plan's JSON (paimon-lens plan --format json); default: planned now")
+    sh.add_argument("--workload", help="for a plan made now: one WHERE clause per line")
+    sh.add_argument("--snapshot", default=None, help="snapshot selector (see files)")
+    sh.add_argument("--format", choices=("table", "json"), default="table")
+    _add_engine_args(sh)
+    sh.set_defaults(func=cmd_shadow)
 
     from ..synth import add_synth_parser  # light: pyspark is imported by the job only
 

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
     from ..advisor.findings import Findings
     from ..advisor.plan import Plan
+    from ..advisor.shadow import ShadowCopy
     from ..distributed.spark_plan import SparkExplainReport, SparkFileIndexes
     from ..history.diff import ExplainDiff, SnapshotDiff
     from ..history.timeline import History
@@ -476,6 +477,15 @@ class Table:
 
         return plan(self.reader, workload, max_files=max_files, progress=progress, engine=self.engine,
                     rules=self.rules)
+
+    def shadow(self, out: str | os.PathLike[str], plan: Plan | dict[str, Any]) -> ShadowCopy:
+        """Write a shadow copy of the snapshot at ``out`` with ``plan``'s file indexes
+        (:mod:`paimon_lens.advisor.shadow`): data files hard-linked (or copied), index files built by
+        the byte-identical writers, one snapshot. The table itself is only read; ``out`` inside it
+        is refused. ``plan``: a :class:`~paimon_lens.advisor.plan.Plan` or its JSON document."""
+        from ..advisor.shadow import shadow
+
+        return shadow(self.reader, out, plan)
 
     @_consistent
     def find(self, workload: WorkloadLike = None) -> Findings:
