@@ -235,7 +235,7 @@ class Advice:
 
     def __repr__(self) -> str:
         def what(r: Recommendation) -> str:  # a drop's label already says "drop <type>"
-            return r.label if r.label.split(" ", 1)[0] == r.action else f"{r.action} {r.label}"
+            return r.label if r.label.split(" ", 1)[0] in (r.action, "keep") else f"{r.action} {r.label}"
 
         return f"<Advice {self.table.path!r}: " + "; ".join(
             f"{r.column}: {what(r)}" for r in self.recommendations) + ">"
@@ -378,6 +378,11 @@ def _column_scores(result: WhatIfResult, column: str, query_runs: int) -> tuple[
     return scores, base, len(qs)
 
 
+INDEX_SIZE_RATIO = 0.25
+"""An index storing this share of the bytes of the data it indexes (or more) is too big: the
+findings flag it (``index-size``) and :func:`recommend` never proposes one."""
+
+
 def _is_default(cand: Candidate) -> bool:
     o = cand.options
     return (o.get("index-block-size", DEFAULT_INDEX_BLOCK_SIZE) == DEFAULT_INDEX_BLOCK_SIZE
@@ -399,11 +404,25 @@ def _cheapest(scores: Sequence[_Score]) -> _Score:
     return min(near, key=lambda s: (not _is_default(s.cand), s.cost))
 
 
-def _choose(scores: list[_Score], base: _Base) -> tuple[_Score | None, str]:
-    """Rules 1-4 of the module docs; gains are shares of what partition pruning alone leaves."""
+def _choose(scores: list[_Score], base: _Base, max_index_bytes: float) -> tuple[_Score | None, str]:
+    """Rules 1-4 of the module docs; gains are shares of what partition pruning alone leaves. A
+    candidate storing more than ``max_index_bytes`` (:data:`INDEX_SIZE_RATIO` of the data) is
+    never chosen, the findings would flag it: the choice is made again without those, and
+    ``too-big`` says that nothing else qualifies."""
     real = [s for s in scores if s.cand.index_type is not None]
     if not real:
         return None, "no index type Paimon offers answers the predicates on this column"
+    best, kind = _pick(real, base)
+    if best is None or best.index_bytes <= max_index_bytes:
+        return best, kind
+    small = [s for s in real if s.index_bytes <= max_index_bytes]
+    for s in real:
+        s.eligible = False
+    best, kind = _pick(small, base) if small else (None, "none")
+    return (best, kind) if best is not None else (None, "too-big")
+
+
+def _pick(real: list[_Score], base: _Base) -> tuple[_Score | None, str]:
     best_bytes = max(s.bytes_avoided for s in real)
     if base.partition_bytes > 0 and best_bytes >= MIN_FILE_GAIN * base.partition_bytes:
         for s in real:
@@ -434,6 +453,9 @@ def _reason(kind: str, s: _Score | None, column: str, base: _Base, profile: Any,
         return (f"no candidate skips enough files, but it removes {s.rows_avoided:,.0f} rows "
                 f"({_pct(s.rows_avoided, base_rows)} of the rows read) per query on {column} before they are "
                 f"decoded, for {human_bytes(s.index_bytes)} of index")
+    if kind == "too-big":
+        return (f"the candidates that would help on {column} store more than {INDEX_SIZE_RATIO:.0%} of the "
+                "table's data bytes (the findings flag such an index as too big); no smaller one helps enough")
     if base.partition_bytes and base_bytes <= 0.5 * base.partition_bytes:
         return (f"min/max stats already prune {column}: {_queries(n_queries)} on it read "
                 f"{human_bytes(base_bytes)} per query without a file index, {_pct(base_bytes, base.partition_bytes)} "
@@ -634,12 +656,13 @@ def _advise(table: SnapshotReader, wl: Workload, derived: bool, profile: TablePr
     for spec in existing:
         existing_by_col.setdefault(spec.column, []).append(spec)
     served = global_index_columns(table)
+    max_index_bytes = INDEX_SIZE_RATIO * sum(lf.entry.file.file_size for lf in table.live_files())
     for col in columns:
         scores, base, n_q = _column_scores(result, col, query_runs)
         if not scores:
             continue
         base_bytes, base_rows = base.bytes, base.rows
-        best, kind = _choose(scores, base)
+        best, kind = _choose(scores, base, max_index_bytes)
         for s in scores:
             tradeoffs.append({"column": col, "label": s.cand.label, "index_type": s.cand.index_type or "none",
                               "options": ", ".join(f"{k}={v}" for k, v in s.cand.options.items()),
@@ -667,7 +690,11 @@ def _advise(table: SnapshotReader, wl: Workload, derived: bool, profile: TablePr
         same = [spec for spec in have if spec.index_type == best.cand.index_type
                 and same_index(spec.index_type, spec.options, best.cand.options)]
         action = "keep" if same and len(have) == 1 else ("change" if have else "add")
-        recs.append(_rec(col, action, best.cand.index_type, dict(best.cand.options), best.cand.label, best,
+        label = best.cand.label
+        if same and len(have) > 1:  # the chosen index is already there: the change is the others' drop
+            others = ", ".join(s.index_type for s in have if s is not same[0])
+            label = f"keep {best.cand.label}, drop {others}"
+        recs.append(_rec(col, action, best.cand.index_type, dict(best.cand.options), label, best,
                          base_bytes, base_rows, n_q, conf, reason))
     threshold, threshold_reason = _advise_threshold(table, result, chosen_cands)
     notes = []

@@ -63,7 +63,7 @@ from ..metadata.snapshot_reader import IndexLocation
 from ..predicate.model import leaves
 from ..rendering import render
 from ..units import human_bytes, human_count, human_percent
-from .advise import alter_table
+from .advise import INDEX_SIZE_RATIO, alter_table
 from .finding import Finding, FixAction, table_ref
 from .global_findings import global_index_findings
 
@@ -76,8 +76,6 @@ if TYPE_CHECKING:
     from ..pruning.versions import PaimonRules
     from ..workload.model import Workload
 
-INDEX_SIZE_RATIO = 0.25
-"""An index at least this fraction of the bytes of the data files it covers is reported."""
 BLOOM_OVERSIZE = 10
 """A bloom filter sized for at least this many times the rows of its largest files is reported."""
 DV_BLOAT_RATIO = 0.2

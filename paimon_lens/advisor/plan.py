@@ -278,7 +278,7 @@ def _option_step(table: SnapshotReader, advice: Advice, target: _Target,
 
 def _what(r: Recommendation) -> str:
     """``change bloom-filter fpp=0.1``; ``drop bsi`` (a drop's label already says so)."""
-    return r.label if r.label.split(" ", 1)[0] == r.action else f"{r.action} {r.label}"
+    return r.label if r.label.split(" ", 1)[0] in (r.action, "keep") else f"{r.action} {r.label}"
 
 
 def _rewrite_step(table: SnapshotReader, to_set: Mapping[str, str], to_unset: Sequence[str]) -> PlanStep | None:

@@ -22,18 +22,23 @@ WORKLOAD = [("id = 17", 5), ("id = 20000", 5), ("id = 999999", 5),  # point look
             ("seq = 12000", 2), ("seq BETWEEN 100 AND 300", 2)]  # sorted: files disjoint by min/max
 
 
-def _orders(root: Path, options: dict[str, str] | None = None, seed: int = 1) -> Path:
+def _orders(root: Path, options: dict[str, str] | None = None, seed: int = 1, amount_step: int = 500) -> Path:
+    """16 files of orders; ``amount`` in steps of ``amount_step`` (500: 200 values, whose range
+    bitmap is small; 1: as many values as rows, whose range bitmap outweighs the data)."""
     rnd = random.Random(seed)
     n = FILES * ROWS
     ids = list(range(1, n + 1))
     rnd.shuffle(ids)
-    schema = pa.schema([("id", pa.int64()), ("status", pa.string()), ("amount", pa.int32()), ("seq", pa.int64())])
+    schema = pa.schema([("id", pa.int64()), ("status", pa.string()), ("amount", pa.int32()), ("seq", pa.int64()),
+                        ("note", pa.string())])
     w = TableWriter.create(root, schema, options=options or {})
     w.commit(pa.table({
         "id": ids,
         "status": [rnd.choice(["new", "paid", "shipped", "done", "void"]) for _ in range(n)],
-        "amount": [rnd.randrange(0, 100_000) for _ in range(n)],
+        "amount": [rnd.randrange(0, 100_000, amount_step) for _ in range(n)],
         "seq": list(range(n)),
+        # the payload of a real table: the indexes stay a small share of the data bytes
+        "note": ["".join(rnd.choices("abcdefghijklmnopqrstuvwxyz0123456789", k=40)) for _ in range(n)],
     }, schema=schema), rows_per_file=ROWS)
     return root
 
@@ -73,6 +78,18 @@ def test_numeric_ranges_get_a_range_bitmap(advice: Advice) -> None:
     assert r.rows_avoided_per_query > 0.9 * r.baseline_rows_per_query
 
 
+def test_an_index_bigger_than_a_quarter_of_the_data_is_never_proposed(tmp_path: Path) -> None:
+    table = paimon_lens.open_table(str(_orders(tmp_path / "wide", amount_step=1)))
+    advice = recommend(table.reader, WORKLOAD, progress=False)
+    r = _rec(advice, "amount")
+    data = sum(lf.entry.file.file_size for lf in table.live_files())
+    biggest = max(t["index_bytes"] for t in advice.tradeoffs if t["column"] == "amount")
+    assert biggest > 0.25 * data  # measured: every range bitmap of amount outweighs a quarter of the data
+    assert r.action == "none" and r.index_type is None
+    assert "more than 25% of the table's data bytes" in r.reason
+    assert all(x.index_bytes <= 0.25 * data for x in advice.recommendations if x.action in ("add", "change"))
+
+
 def test_column_disjoint_by_min_max_gets_no_index(advice: Advice) -> None:
     r = _rec(advice, "seq")
     assert r.action == "none" and r.index_type is None
@@ -107,12 +124,14 @@ def test_frames_and_pareto(advice: Advice) -> None:
 
 def _size_choice(tmp: Path, index_type: str, distinct: int, query_runs: int, in_lists: bool = False) -> str:
     """The block/chunk size advised for ``index_type`` on a column with ``distinct`` values in every file."""
-    schema = pa.schema([("code", pa.string()), ("n", pa.int32())])
+    schema = pa.schema([("code", pa.string()), ("n", pa.int32()), ("payload", pa.string())])
     if not tmp.exists():
         w = TableWriter.create(tmp, schema)
         n = 6 * 4000
-        w.commit(pa.table({"code": [f"c{i % distinct:06d}" for i in range(n)], "n": list(range(n))},
-                          schema=schema), rows_per_file=4000)
+        rnd = random.Random(distinct)  # a real table's payload: the index stays a small share of the data
+        payload = ["".join(rnd.choices("abcdefghijklmnopqrstuvwxyz0123456789", k=120)) for _ in range(n)]
+        w.commit(pa.table({"code": [f"c{i % distinct:06d}" for i in range(n)], "n": list(range(n)),
+                           "payload": payload}, schema=schema), rows_per_file=4000)
     table = paimon_lens.open_table(str(tmp))
     workload = [(f"code = 'c{i * 7 % distinct:06d}'", 1.0) for i in range(6)]
     if in_lists:  # IN lists of 300 values: each query reads most blocks/chunks whatever their size
