@@ -42,8 +42,10 @@ evidence, its cost and the statement that fixes it. The checks:
     whether the query consults those indexes or not.
 
 A finding's ``impact`` says what it costs in its own unit (bytes, rows, files); ``score`` ranks
-findings in bytes (deleted rows at their bucket's bytes per row, a small file at
-:data:`SMALL_FILE_SCORE` bytes).
+findings in one unit, bytes: read per run of the workload (or of a scan, without one) or stored
+(deleted rows at their bucket's bytes per row, a small file at the footer read each open costs:
+its size up to :data:`FILE_OPEN_BYTES`). Bucket findings of one kind (small files, deleted
+rows, level-0 runs) are one finding per table, its buckets listed the most costly first.
 Statements use Spark SQL (``ALTER TABLE ... SET TBLPROPERTIES``, ``CALL sys.compact``); option
 changes apply to files written from then on (a full compaction rewrites the existing ones).
 """
@@ -64,7 +66,7 @@ from ..predicate.model import leaves
 from ..rendering import render
 from ..units import human_bytes, human_count, human_percent
 from .advise import INDEX_SIZE_RATIO, alter_table
-from .finding import Finding, FixAction, table_ref
+from .finding import Finding, FixAction, Procedure, table_ref
 from .global_findings import global_index_findings
 
 if TYPE_CHECKING:
@@ -82,8 +84,9 @@ DV_BLOAT_RATIO = 0.2
 """A bucket whose deleted rows are at least this fraction of its rows is reported."""
 SMALL_FILES_MIN = 5
 """Files a bucket needs before its file sizes are judged."""
-SMALL_FILE_SCORE = 1 << 20
-"""Bytes a small file counts as when findings are ranked (its open, footer and index reads)."""
+FILE_OPEN_BYTES = 64 << 10
+"""Bytes one open of a data file reads before its rows (the footer read Parquet and ORC readers
+make, 64 KiB, or the whole file when smaller): what a small file costs per query."""
 TRUTH_MAX_FILES = 500
 """Files the workload reads, at most, for the ground-truth check (read-for-nothing) to run."""
 READ_FOR_NOTHING_RATIO = 0.25
@@ -181,6 +184,52 @@ def _compaction(partition: dict[str, Any]) -> FixAction:
 
 def _where(partition: dict[str, Any], bucket: int) -> str:
     return (f"partition {_partition_text(partition)}, " if partition else "") + f"bucket {bucket}"
+
+
+def _filtering(n: int) -> str:
+    return "1 workload query filters" if n == 1 else f"{n} workload queries filter"
+
+
+def _compact_many(table: SnapshotReader, partitions: Sequence[dict[str, Any]]) -> Procedure:
+    """One compaction of ``partitions`` (the whole table when one of them is the empty partition)."""
+    args: tuple[tuple[str, str], ...] = (("table", table_ref(table)),)
+    texts = list(dict.fromkeys(_partition_text(p) for p in partitions if p))
+    if texts and all(partitions):
+        args += (("partitions", ";".join(texts)),)
+    return Procedure("compact", args)
+
+
+#: per kind of bucket finding: the title and the impact of several buckets, from their totals
+_BUCKET_KINDS: dict[str, tuple[str, str, str]] = {
+    "small-files": ("files", "{n} buckets hold {total} small files", "{total} file opens, footers and index lookups "
+                    "per query"),
+    "dv-bloat": ("deleted_rows", "{n} buckets have a fifth or more of their rows deleted", "{total} deleted rows "
+                 "read and dropped per scan"),
+    "uncompacted-bucket": ("level0_files", "{n} buckets hold {total} level-0 sorted runs", "every read of these "
+                           "buckets merges their level-0 runs"),
+}
+
+
+def _one_per_table(items: list[Finding], table: SnapshotReader) -> list[Finding]:
+    """The bucket findings of one kind as one finding of the table: its buckets listed, the most
+    costly first, and one compaction of their partitions."""
+    out: list[Finding] = []
+    for kind, (measure, title, impact) in _BUCKET_KINDS.items():
+        group = sorted((f for f in items if f.kind == kind), key=lambda f: -f.score)
+        if len(group) < 2:
+            out += group
+            continue
+        total = sum(int(f.details[measure]) for f in group)
+        partitions = [dict(p) for f in group for p in f.action.compact]
+        proc = _compact_many(table, partitions)
+        out.append(Finding(
+            kind, title.format(n=len(group), total=human_count(total)), "; ".join(f.subject for f in group),
+            "; ".join(f"{f.subject}: {f.evidence}" for f in group), impact.format(total=human_count(total)),
+            sum(f.score for f in group), group[0].fix.replace("the bucket's partition", "these partitions")
+            .replace("the partition", "these partitions").replace("the bucket", "these buckets"), (proc.sql(),),
+            {measure: total, "buckets": [{"subject": f.subject, **f.details} for f in group]},
+            FixAction(compact=tuple(p for f in group for p in f.action.compact))))
+    return out + [f for f in items if f.kind not in _BUCKET_KINDS]
 
 
 # ---- the checks ---------------------------------------------------------------------------------
@@ -281,7 +330,8 @@ def _small_files(table: SnapshotReader) -> list[Finding]:
         out.append(Finding(
             "small-files", f"{where} holds {len(files)} small files", where,
             f"{len(files)} files, median {human_bytes(median)} (target-file-size {human_bytes(target)})",
-            f"{len(files)} file opens, footers and index lookups per query", float(len(files) * SMALL_FILE_SCORE),
+            f"{len(files)} file opens, footers and index lookups per query",
+            float(sum(min(lf.entry.file.file_size, FILE_OPEN_BYTES) for lf in files)),
             "compact the partition so that files approach target-file-size",
             (_compact(table, files[0].partition),), {"files": len(files), "median_bytes": median, "target": target},
             _compaction(files[0].partition)))
@@ -362,13 +412,18 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexRow], workload:
                      if f.stage in ("index", "read index", "index rows")
                      or (f.index_selected_rows is not None and f.index_selected_rows < f.row_count))
         if not helped:
+            reached = sum(1 for r, _ in reports for f in r.files if f.stage not in ("partition", "bucket", "stats"))
+            why = ("min/max stats already rule out every file they could read, so no index could skip more"
+                   if not reached else "none skipped a file or selected rows with the file indexes")
             out.append(Finding(
                 "index-never-skips", f"the {index_type} index on {column} never skipped a file", column,
-                f"{len(reports)} workload queries filter on {column}; none skipped a file or selected rows "
-                f"with the file indexes ({human_bytes(nbytes)} of {index_type} index)",
+                f"{_filtering(len(reports))} on {column}; {why} "
+                f"({human_bytes(nbytes)} of {index_type} index)",
                 f"{human_bytes(nbytes)} stored and read for nothing", float(nbytes),
-                f"drop the {index_type} index on {column}, or run recommend for one that skips",
-                tuple(_drop_index(table, column, index_type)), {"index_bytes": nbytes, "queries": len(reports)},
+                f"drop the {index_type} index on {column}" + (": stats already answer these queries" if not reached
+                                                              else ", or run recommend for one that skips"),
+                tuple(_drop_index(table, column, index_type)),
+                {"index_bytes": nbytes, "queries": len(reports), "files_reaching_index": reached},
                 FixAction(drop_indexes=((column, index_type),))))
     from ..writer.stats import column_modes
 
@@ -378,7 +433,7 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexRow], workload:
             continue
         out.append(Finding(
             "no-stats", f"{column} is filtered on but its files keep no min/max stats", column,
-            f"{len(reports)} workload queries filter on {column}; its stats mode is NONE, so the manifests "
+            f"{_filtering(len(reports))} on {column}; its stats mode is NONE, so the manifests "
             "hold no min/max for it and no file can be skipped on it before the indexes",
             "every file of the partitions the queries touch reaches the index or the reader", float(sum(
                 f.file_size for r, _ in reports for f in r.files if f.stage not in ("partition", "bucket"))),
@@ -402,7 +457,7 @@ def _workload_checks(table: SnapshotReader, infos: Sequence[IndexRow], workload:
         total_weight = sum(w for _, w in reports)
         out.append(Finding(
             "unindexed-filter", f"queries filtering on {column} read {human_percent(read / considered)} of the files",
-            column, f"{len(reports)} workload queries filter on {column}, which has no file index; stats "
+            column, f"{_filtering(len(reports))} on {column}, which has no file index; stats "
             f"pruning leaves them {human_bytes(read_bytes / total_weight)} to read per query (weighted)",
             f"{human_bytes(read_bytes / total_weight)} read per query", read_bytes / total_weight,
             f"add a {index_type} index on {column} (recommend measures it first)",
@@ -526,5 +581,6 @@ def find(table: SnapshotReader, workload: Workload | None = None, *, infos: Sequ
             items += check()
         except (PaimonLensError, OSError, ValueError, KeyError, TypeError) as e:
             problems.append(f"{what}: {type(e).__name__}: {e}")
+    items = _one_per_table(items, table)
     items.sort(key=lambda f: -f.score)
     return Findings(table, items, "none" if workload is None else workload.source, problems, notes)

@@ -744,7 +744,7 @@ def cmd_health(args: argparse.Namespace, out: Any) -> int:
     else:
         rows = [[t.table, t.files, _human_bytes(t.bytes), t.findings, _human_bytes(t.savings_score),
                  t.top_finding or "", t.error or ""] for t in health.tables]
-        _print_table(rows, ["table", "files", "bytes", "findings", "to save", "top finding", "error"], out)
+        _print_table(rows, ["table", "files", "bytes", "findings", "cost", "top finding", "error"], out)
         if args.output is not None:
             out.write(f"wrote {args.output}\n")
     broken = [t for t in health.tables if t.error]

@@ -56,11 +56,25 @@ def test_deletion_vector_bloat() -> None:
     assert kinds(pl.open_table(EVENTS).find(), "dv-bloat") == []  # no deletion vectors
 
 
-def test_small_files() -> None:
+def test_small_files_are_one_finding_naming_every_bucket() -> None:
     small = [f for f in pl.open_table(EVENTS).find() if f.kind == "small-files"]
-    assert len(small) == 3 and all(f.details["files"] == 6 for f in small)
-    assert "partitions => 'dt=2025-01-01'" in small[0].statements[0]
+    assert len(small) == 1  # one finding per problem per table
+    (f,) = small
+    assert f.details["files"] == 18 and [b["files"] for b in f.details["buckets"]] == [6, 6, 6]
+    assert f.title == "3 buckets hold 18 small files"
+    order = [b["subject"].split(",")[0].removeprefix("partition ") for b in f.details["buckets"]]  # costliest first
+    assert sorted(order) == ["dt=2025-01-01", "dt=2025-01-02", "dt=2025-01-03"]
+    assert f.statements == (f"CALL sys.compact(table => 'events20', partitions => '{';'.join(order)}')",)
+    assert [f"dt={dict(p)['dt']}" for p in f.action.compact] == order
+    assert f.score == sum(min(lf.entry.file.file_size, 64 << 10) for lf in pl.open_table(EVENTS).live_files())
     assert kinds(pl.open_table("data/orders_dv20").find(), "small-files") == []  # at most 2 files a bucket
+
+
+def test_an_index_stats_already_make_useless_says_so() -> None:
+    (never,) = [f for f in pl.open_table(EVENTS).find(WORKLOAD) if f.kind == "index-never-skips"]
+    assert never.subject == "id" and never.details["files_reaching_index"] == 0
+    assert "min/max stats already rule out every file" in never.evidence
+    assert never.evidence.startswith("1 workload query filters on id")
 
 
 def test_index_the_workload_never_names() -> None:
@@ -165,6 +179,19 @@ def test_primary_key_bucket_with_many_level_0_runs(tmp_path: Path) -> None:
     assert runs.details == {"level0_files": 6, "files": 6, "trigger": 5}
     assert kinds(pl.open_table("data/orders_dv20").find(), "uncompacted-bucket") == []  # compacted levels
     assert kinds(pl.open_table(EVENTS).find(), "uncompacted-bucket") == []  # an append table
+
+
+def test_buckets_with_many_level_0_runs_are_one_finding(tmp_path: Path) -> None:
+    root = tmp_path / "pk2"
+    w = TableWriter.create(root, pa.schema([("k", pa.int64()), ("v", pa.string())]), primary_keys=["k"], bucket=2)
+    for i in range(6):
+        (w if i == 0 else TableWriter.open(root)).commit(pa.table({"k": list(range(i * 40, i * 40 + 40)),
+                                                                  "v": ["x"] * 40}))
+    (runs,) = [f for f in pl.open_table(str(root)).find() if f.kind == "uncompacted-bucket"]
+    assert [b["subject"] for b in runs.details["buckets"]] == ["bucket 0", "bucket 1"] or \
+        [b["subject"] for b in runs.details["buckets"]] == ["bucket 1", "bucket 0"]
+    assert runs.details["level0_files"] == 12 and runs.title == "2 buckets hold 12 level-0 sorted runs"
+    assert runs.statements == ("CALL sys.compact(table => 'pk2')",)  # unpartitioned: the whole table
 
 
 def test_filtered_column_without_stats(tmp_path: Path) -> None:
