@@ -100,6 +100,8 @@ def format_cell(value: Any, unit: str | None = None) -> str:
         text = "0x" + value.hex()
     elif isinstance(value, dict):
         text = ", ".join(f"{k}={format_cell(v)}" for k, v in value.items())
+    elif isinstance(value, float) and math.isfinite(value):  # 5 not 5.0, 0.3333 not 0.3333333333333333
+        text = f"{value:,.0f}" if value.is_integer() or abs(value) >= 1000 else f"{value:.4g}"
     else:
         text = str(value)
     if len(text) > MAX_CELL:

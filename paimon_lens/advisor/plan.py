@@ -271,8 +271,8 @@ def _option_step(table: SnapshotReader, advice: Advice, target: _Target,
     sources += list(dict.fromkeys([*target.index_sources, *target.option_sources.values()]))
     keys = sorted({*to_set, *to_unset})
     return PlanStep("options", f"set {len(to_set)} and unset {len(to_unset)} table options",
-                    "one configuration: every option the recommendations and findings change, each to one "
-                    "value (" + ", ".join(keys) + ")", tuple(evidence),
+                    f"one configuration: the {len(keys)} options the recommendations and findings change, each "
+                    "set to one value (the statements name them)", tuple(evidence),
                     {d: tuple(alter_table(ident, to_set, to_unset, d)) for d in DIALECTS}, tuple(sources))
 
 
@@ -383,11 +383,21 @@ def plan(table: SnapshotReader, workload: Any = None, *, max_files: int | None =
     """
     from .advise import recommend
     from .findings import find
-    from .whatif import measure
 
     advice = recommend(table, workload, max_files=max_files, seed=seed, progress=progress, engine=engine,
                        rules=rules)
     findings = find(table, None if advice.workload_derived else advice.workload, engine=engine, rules=rules)
+    return plan_from(table, advice, findings, max_files=max_files, seed=seed, progress=progress, engine=engine,
+                     rules=rules)
+
+
+def plan_from(table: SnapshotReader, advice: Advice, findings: Findings | None, *, max_files: int | None = None,
+              seed: int = 0, progress: bool | None = None, engine: Engine | None = None,
+              rules: PaimonRules | None = None) -> Plan:
+    """The plan of an :class:`~.advise.Advice` and the :class:`~.findings.Findings` of the same
+    snapshot, already computed (the report has both); see :func:`plan`."""
+    from .whatif import measure
+
     target = _target(advice, findings)
     current = dict(table.schema.options)
     index_set, index_unset = index_option_changes(current, target.indexes, advice.threshold)
@@ -414,7 +424,7 @@ def plan(table: SnapshotReader, workload: Any = None, *, max_files: int | None =
     index_bytes: dict[str, float | None] = {"before": sum(whatif.measures[0].sizes) * scale,
                                             "after": sum(whatif.measures[1].sizes) * scale}
     notes += list(whatif.notes)
-    problems = list(advice.problems) + list(findings.problems)
+    problems = list(advice.problems) + list(findings.problems if findings is not None else ())
     problems += [f"plan {m.candidate.label}: {e}" for m in whatif.measures for e in m.errors]
     return Plan(table.path, table.branch, table.snapshot_id, advice.rules.version, steps, to_set, to_unset,
                 {k: current.get(k) for k in [*to_set, *to_unset]}, _effects(whatif), index_bytes, estimates,

@@ -141,18 +141,51 @@ def _overview(table: Table) -> Section:
         s.facts.append(("snapshots kept", human_count(len(frame))))
 
     guarded(s, "snapshots", snapshots)
+    if snap is not None and snap.time_millis is not None:
+        age = _dt.datetime.now(tz=_dt.UTC) - _dt.datetime.fromtimestamp(snap.time_millis / 1000, tz=_dt.UTC)
+        s.facts.append(("snapshot age", _age(age)))
+    guarded(s, "data and index bytes", lambda: _sizes(s, table))
     import pandas as pd
 
     cols = pd.DataFrame([{"column": f.name, "type": str(f.type), "id": f.id,
                           "key": ("primary key" if f.name in schema.primary_keys
                                   else "partition" if f.name in schema.partition_keys else "")}
                          for f in schema.fields])
-    s.blocks.append(Frame(cols, max_rows=200))
+    folded: list[Any] = [Frame(cols, max_rows=200)]
     index_opts = {k: v for k, v in sorted(schema.options.items()) if k.startswith(("file-index", "deletion-vectors",
                                                                                       "metadata.stats", "bucket"))}
     if index_opts:
-        s.blocks.append(Frame(pd.DataFrame({"option": list(index_opts), "value": list(index_opts.values())})))
+        folded.append(Frame(pd.DataFrame({"option": list(index_opts), "value": list(index_opts.values())})))
+    s.blocks.append(Details(f"columns ({len(schema.fields)}) and index options ({len(index_opts)})", tuple(folded)))
     return s
+
+
+def _age(delta: _dt.timedelta) -> str:
+    seconds = max(0, int(delta.total_seconds()))
+    for unit, size in (("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds // size:,} {unit}"
+    return f"{seconds} seconds"
+
+
+def _sizes(s: Section, table: Table) -> None:
+    """Files, data bytes, index bytes (and their share) and deleted rows of the snapshot."""
+    from ..advisor.findings import deleted_rows
+    from ..metadata.snapshot_reader import IndexLocation
+
+    files = table.reader.live_files()
+    data = sum(lf.entry.file.file_size for lf in files)
+    rows = sum(lf.entry.file.row_count for lf in files)
+    s.facts += [("files", human_count(len(files))), ("data", human_bytes(data))]
+    sizes = [table.reader.index_size(lf) for lf in files if lf.index_location != IndexLocation.NONE]
+    unread = sum(1 for n in sizes if n is None)
+    index = sum(n for n in sizes if n is not None)  # whole containers, as the plan counts them
+    share = f" ({human_percent(index / data)} of the data)" if data else ""
+    s.facts.append(("file indexes", f"{human_bytes(index)}{share}"
+                    + (f"; the size of {unread:,} containers could not be read" if unread else "")))
+    gone = sum(deleted_rows(table.reader, table.engine).values())
+    s.facts.append(("deleted rows", f"{human_count(gone)}" + (f" ({human_percent(gone / rows)} of the rows)"
+                                                             if rows else "")))
 
 
 #: every abbreviation and term of art the report uses, explained once
@@ -482,10 +515,7 @@ def _recommendations(advice: Any) -> Section | None:
                     ("queries", f"{len(advice.workload):,}"),
                     ("in-manifest-threshold", f"{advice.threshold:,} B: {advice.threshold_reason}")]
         s.blocks.append(Frame(advice.frame(), max_rows=100))
-        statements = [*advice.statements("spark"), "", *advice.statements("flink")]
-        if any(statements):
-            s.blocks.append(paragraph("Apply with Spark SQL (then Flink SQL):"))
-            s.blocks.append(Statements(tuple(x for x in statements if x)))
+        _dialect_blocks(s, {d: advice.statements(d) for d in ("spark", "flink")})
         s.blocks.append(Details("every candidate measured", (Frame(advice.tradeoff_frame(), max_rows=400),)))
         for note in [*advice.notes, *advice.whatif.notes]:
             s.blocks.append(paragraph(note, small=True))
@@ -494,6 +524,60 @@ def _recommendations(advice: Any) -> Section | None:
         plot(s, "index bytes vs bytes avoided per query", lambda: pareto(advice))
     else:  # a frame computed elsewhere
         s.blocks.append(Frame(advice, max_rows=100))
+    return s
+
+
+def _dialect_blocks(s: Section, statements: dict[str, list[str]]) -> None:
+    """One block of statements per SQL dialect."""
+    for dialect, name in (("spark", "Spark SQL"), ("flink", "Flink SQL")):
+        if statements.get(dialect):
+            s.blocks.append(paragraph(f"Apply with {name}:"))
+            s.blocks.append(Statements(tuple(statements[dialect])))
+
+
+def plan_section(table: Table, advice: Any, workload: Workload, explained: list[tuple[Any, Any]]) -> Section | None:
+    """The plan: the recommendations and the findings' fixes as one ordered set of statements, and
+    what they change for each workload query (:mod:`paimon_lens.advisor.plan`)."""
+    if advice is None or not hasattr(advice, "recommendations"):
+        return None
+    s = Section("plan", "The plan: what to run, and what it changes")
+
+    def body() -> None:
+        from ..advisor.findings import find
+        from ..advisor.plan import plan_from
+
+        found = find(table.reader, None if advice.workload_derived else workload,
+                     explained=None if advice.workload_derived else explained, engine=table.engine, rules=table.rules)
+        sampled = advice.whatif.sampled_files < advice.whatif.files
+        made = plan_from(table.reader, advice, found, max_files=advice.whatif.sampled_files if sampled else None,
+                         engine=table.engine, rules=table.rules)
+        known = {*advice.problems, *found.problems}  # said by the recommendations and findings sections
+        s.errors += [p for p in made.problems if p not in known]
+        before, after = made.totals("before"), made.totals("after")
+        s.facts += [("steps", human_count(len(made.steps))),
+                    ("workload per run", f"{human_count(round(before['read_files']))} files, "
+                                         f"{human_bytes(before['read_bytes'])} -> "
+                                         f"{human_count(round(after['read_files']))} files, "
+                                         f"{human_bytes(after['read_bytes'])}"),
+                    ("file indexes", f"{human_bytes(made.index_bytes['before'] or 0)} -> "
+                                     f"{human_bytes(made.index_bytes['after'] or 0)}")]
+        if not made.steps:
+            s.blocks.append(paragraph("Nothing to change: the table's indexes and layout suit the workload."))
+            return
+        s.blocks.append(Definitions(tuple((f"{i}. {step.title}" + (" (effect estimated)" if step.estimated else ""),
+                                           step.reason) for i, step in enumerate(made.steps, 1))))
+        _dialect_blocks(s, {d: made.statements(d) for d in ("spark", "flink")})
+        s.blocks.append(heading("Predicted effect per query (after: the planned indexes built for every file)"))
+        s.blocks.append(Frame(made.frame(), max_rows=100))
+        compaction = made.estimates.get("compaction")
+        if compaction:
+            s.blocks.append(paragraph(f"Compaction (an estimate, not computed): {compaction['files_before']:,} files "
+                                      f"become about {compaction['files_after']:,}.", small=True))
+        if made.declined:
+            s.blocks.append(Details(f"fixes the plan does not take ({len(made.declined)})", (Definitions(tuple(
+                (d.fix, f"{d.reason} ({d.source})") for d in made.declined)),)))
+
+    guarded(s, "plan", body)
     return s
 
 
@@ -548,6 +632,7 @@ def build_report(table: Table, workload: Any = None, recommendations: Any = None
         ("workload", lambda: _workload(table, wl, explains, pairs)),
         ("findings", lambda: findings_section(table, wl if len(wl) else None, pairs if len(wl) else None)),
         ("recommendations", lambda: _recommendations(recommendations)),
+        ("plan", lambda: plan_section(table, recommendations, wl, pairs)),
         ("history", lambda: _history(table, wl)),
         ("overview", lambda: _overview(table)), ("files", lambda: files_section(table)),
         ("indexes", lambda: indexes_section(table)), ("global-indexes", lambda: global_indexes_section(table)),
@@ -559,10 +644,10 @@ def build_report(table: Table, workload: Any = None, recommendations: Any = None
             after_section()
     history = built["history"]
     urgent = history is not None and history.urgent
-    order = ("findings", "history", "recommendations", "workload") if urgent else (
-        "findings", "recommendations", "workload", "history")
+    order = ("overview", "plan", "findings", "history", "recommendations", "workload") if urgent else (
+        "overview", "plan", "findings", "recommendations", "workload", "history")
     sections = [s for key in order if (s := built[key]) is not None]
-    for key in ("overview", "files", "indexes", "global-indexes", "dv"):
+    for key in ("files", "indexes", "global-indexes", "dv"):
         inventory = built[key]
         if inventory is None:  # global-indexes: the snapshot has none
             continue

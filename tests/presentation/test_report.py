@@ -24,8 +24,8 @@ def events_report() -> TuningReport:
 
 
 def test_sections_and_content(events_report: TuningReport) -> None:
-    assert [s.key for s in events_report.sections] == ["findings", "recommendations", "workload", "history",
-                                                       "overview", "files", "indexes", "dv", "terms"]
+    assert [s.key for s in events_report.sections] == ["overview", "plan", "findings", "recommendations", "workload",
+                                                       "history", "files", "indexes", "dv", "terms"]
     html = events_report.html
     assert html.startswith("<!DOCTYPE html>")
     for title in ("Table overview", "Data files", "File indexes", "Deletion vectors", "Workload"):
@@ -91,14 +91,19 @@ def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", "data/events20", "--workload", WORKLOAD, "-o", str(out), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["output"] == str(out) and doc["snapshot_id"] == 6 and doc["problems"] == []
-    # the README command: findings and recommendations first, the inventory after them (folded)
-    assert doc["sections"] == ["findings", "recommendations", "workload", "history", "overview", "files", "indexes",
-                               "dv", "terms"]
+    # the README command: the overview and the plan first, then findings and recommendations, the inventory
+    # after them (folded)
+    assert doc["sections"] == ["overview", "plan", "findings", "recommendations", "workload", "history", "files",
+                               "indexes", "dv", "terms"]
     assert out.stat().st_size == doc["bytes"]
     html = out.read_text(encoding="utf-8")
-    first, advice, inventory = (html.index(t) for t in ("Findings: what", "Index recommendations", "Table overview"))
-    assert first < advice < inventory
-    assert "ALTER TABLE" in html and "<details><summary><h2>Table overview</h2></summary>" in html
+    overview, plan, first, advice, inventory = (html.index(t) for t in (
+        "Table overview", "The plan: what to run", "Findings: what", "Index recommendations", "Data files"))
+    assert overview < plan < first < advice < inventory
+    assert "Apply with Spark SQL:" in html and "Apply with Flink SQL:" in html  # one block per dialect
+    assert "(then Flink SQL)" not in html
+    assert "ALTER TABLE" in html and "<details><summary><h2>Data files</h2></summary>" in html  # folded inventory
+    assert "<details><summary><h2>Table overview" not in html  # the overview is open, first
     assert main(["report", "data/events20", "--workload", WORKLOAD, "--no-recommend", "-o", str(out),
                  "--format", "json"]) == 0
     assert "recommendations" not in json.loads(capsys.readouterr().out)["sections"]

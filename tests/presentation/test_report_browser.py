@@ -136,6 +136,13 @@ def test_report_fits_the_window_at_any_common_width(browser: Any, tmp_path: Path
             "box: d.getBoundingClientRect().right, style: getComputedStyle(d).overflowX,"
             "wide: d.scrollWidth > d.clientWidth}))")
         assert boxes and all(b["box"] <= page["inner"] and b["style"] == "auto" for b in boxes), boxes
+        # statements wrap inside their box: nothing of a statement is cut or scrolled away
+        pres = browser.execute_script(
+            "return Array.from(document.querySelectorAll('pre')).map(p => p.scrollWidth <= p.clientWidth + 1)")
+        assert pres and all(pres)
+        # the first screen decides: the overview, then the plan, starting within the window
+        plan = browser.execute_script("return document.getElementById('plan').getBoundingClientRect().top")
+        assert 0 < plan < 1400
         shot = tmp_path / f"report-{width}.png"
         assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 20_000
     finally:

@@ -17,9 +17,9 @@ EVENTS20 = FIXTURES / "tables20" / "a20_append_indexed" / "warehouse" / "db.db" 
 def test_after_section_is_called_once_per_section_built() -> None:
     calls: list[int] = []
     report = build_report(pl.open_table(str(EVENTS20)), after_section=lambda: calls.append(1))
-    assert len(calls) == 9  # workload, findings, recommendations, history, overview, files, indexes,
+    assert len(calls) == 10  # workload, findings, recommendations, plan, history, overview, files, indexes,
     # global indexes, deletion vectors: every one built, shown or not
-    assert [s.key for s in report.sections][:1] == ["findings"]
+    assert [s.key for s in report.sections][:2] == ["overview", "findings"]  # no recommendations: no plan
 
 
 def test_cli_report_gives_freed_memory_back_after_each_section(tmp_path: Path,
@@ -28,7 +28,7 @@ def test_cli_report_gives_freed_memory_back_after_each_section(tmp_path: Path,
     real = cli._give_back_freed_memory
     monkeypatch.setattr(cli, "_give_back_freed_memory", lambda: (calls.append(1), real())[1])
     assert cli.main(["report", str(EVENTS20), "-o", str(tmp_path / "r.html"), "--no-progress"]) == 0
-    assert len(calls) == 10 and (tmp_path / "r.html").stat().st_size > 10_000  # and once before writing
+    assert len(calls) == 11 and (tmp_path / "r.html").stat().st_size > 10_000  # and once before writing
 
 
 def test_release_lets_go_and_the_table_reads_again() -> None:
