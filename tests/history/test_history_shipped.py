@@ -32,7 +32,7 @@ def test_report_says_which_snapshot_made_the_query_slower_and_why(tmp_path: Path
     assert main(["report", str(TABLE), "--workload", str(DATA / "history_events.workload.sql"), "--no-recommend",
                  "-o", str(out), "--format", "json", "--no-progress"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["sections"][:2] == ["findings", "history"]  # one screen: right after the findings
+    assert doc["sections"][:3] == ["overview", "findings", "history"]  # one screen: right after the findings
     html = out.read_text(encoding="utf-8")
     history = html[html.index("History: what changed"):]
     mishap = STORY["mishap_compaction"]
