@@ -190,6 +190,24 @@ def _filtering(n: int) -> str:
     return "1 workload query filters" if n == 1 else f"{n} workload queries filter"
 
 
+def bucket_deletions(table: SnapshotReader, engine: Engine | None = None) -> list[dict[str, Any]]:
+    """Per partition and bucket holding a deletion vector: its files, the files with a vector, the
+    rows they mark deleted, all the bucket's rows and the deleted ratio (of all its rows: the one
+    figure the findings, the report's table and its plot show)."""
+    deleted = deleted_rows(table, engine)
+    out = []
+    for (partition, bucket), files in sorted(buckets(table).items()):
+        gone = sum(deleted.get(lf.entry.file.file_name, 0) for lf in files)
+        if not gone:
+            continue
+        rows = sum(lf.entry.file.row_count for lf in files)
+        out.append({"partition": partition, "bucket": bucket, "files": len(files),
+                    "files_with_dv": sum(1 for lf in files if lf.entry.file.file_name in deleted),
+                    "deleted_rows": gone, "rows": rows, "deleted_ratio": gone / rows if rows else None,
+                    "bytes": sum(lf.entry.file.file_size for lf in files), "first": files[0]})
+    return out
+
+
 def _compact_many(table: SnapshotReader, partitions: Sequence[dict[str, Any]]) -> Procedure:
     """One compaction of ``partitions`` (the whole table when one of them is the empty partition)."""
     args: tuple[tuple[str, str], ...] = (("table", table_ref(table)),)
@@ -293,25 +311,19 @@ def _bloom_oversized(table: SnapshotReader, infos: Sequence[IndexRow]) -> list[F
 
 
 def _deletion_vectors(table: SnapshotReader, engine: Engine | None) -> list[Finding]:
-    deleted = deleted_rows(table, engine)
-    if not deleted:
-        return []
-    per_bucket = buckets(table)
     out = []
-    for (_, bucket), files in sorted(per_bucket.items()):
-        rows = sum(lf.entry.file.row_count for lf in files)
-        gone = sum(deleted.get(lf.entry.file.file_name, 0) for lf in files)
+    for b in bucket_deletions(table, engine):
+        rows, gone, size, first = b["rows"], b["deleted_rows"], b["bytes"], b["first"]
         if not rows or gone < DV_BLOAT_RATIO * rows:
             continue
-        size = sum(lf.entry.file.file_size for lf in files)
-        where = _where(files[0].partition, bucket)
+        where = _where(first.partition, b["bucket"])
         out.append(Finding(
             "dv-bloat", f"{human_percent(gone / rows)} of the rows of {where} are deleted", where,
-            f"{human_count(gone)} of {human_count(rows)} rows in {len(files)} files ({human_bytes(size)}) are "
+            f"{human_count(gone)} of {human_count(rows)} rows in {b['files']} files ({human_bytes(size)}) are "
             "marked deleted by deletion vectors", f"{human_count(gone)} deleted rows read and dropped per scan",
             gone * size / rows, "compact the bucket's partition: the rewrite drops the deleted rows",
-            (_compact(table, files[0].partition),), {"deleted_rows": gone, "rows": rows, "files": len(files)},
-            _compaction(files[0].partition)))
+            (_compact(table, first.partition),), {"deleted_rows": gone, "rows": rows, "files": b["files"]},
+            _compaction(first.partition)))
     return out
 
 

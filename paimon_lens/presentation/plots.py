@@ -263,21 +263,21 @@ def bitmap_value_rows(table: Table, column: str) -> dict[str, int]:
 
 # ---- deletion vectors ------------------------------------------------------------------------
 def dv_deleted_ratio(table: Table) -> Figure:
-    """Deleted-row ratio per partition and bucket (rows deleted / rows of the files with a DV)."""
-    frame = table.deletion_vectors()
+    """Deleted-row ratio per partition and bucket (rows deleted / all the bucket's rows, as the
+    findings and the report's table)."""
+    from ..advisor.findings import bucket_deletions
+
+    rows = bucket_deletions(table.reader, table.engine)
     fig, (ax,) = _figure(7, 3)
-    if frame.empty:
+    if not rows:
         _empty(ax, "no deletion vectors")
         return fig
-    part = frame["partition"].map(label)
-    grouped = frame.assign(group=part + " / bucket " + frame["bucket"].astype(str)).groupby("group", sort=True)
-    deleted = grouped["cardinality"].sum()
-    rows = grouped["row_count"].sum()
-    ratio = (deleted / rows.where(rows > 0)).fillna(0.0)
-    ax.bar(list(ratio.index), [float(v) for v in ratio], color=PALETTE[3])
-    ax.set_ylim(0, max(0.05, float(ratio.max()) * 1.2))
+    names = [label((b["partition"] + " / " if b["partition"] else "") + f"bucket {b['bucket']}") for b in rows]
+    ratio = [float(b["deleted_ratio"] or 0.0) for b in rows]
+    ax.bar(names, ratio, color=PALETTE[3])
+    ax.set_ylim(0, max(0.05, max(ratio) * 1.2))
     ax.yaxis.set_major_formatter(_percent_formatter())
-    ax.set_title("deletion vectors: deleted rows / rows, per partition and bucket", fontsize=9)
+    ax.set_title("deletion vectors: deleted rows / the bucket's rows, per partition and bucket", fontsize=9)
     ax.tick_params(axis="x", labelrotation=30, labelsize=7)
     return fig
 

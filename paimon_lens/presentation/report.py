@@ -409,11 +409,15 @@ def deletion_vectors_section(table: Table) -> Section:
         s.facts += [("files with a DV", human_count(len(frame))), ("deleted rows", human_count(deleted)),
                     ("deleted ratio in those files", human_percent(deleted / rows if rows else 0.0)),
                     ("CRC mismatches", human_count(bad_crc))]
-        grouped = frame.assign(partition=frame["partition"].map(_partition_text)).groupby(
-            ["partition", "bucket"], sort=True).agg(files=("data_file", "size"), deleted_rows=("cardinality", "sum"),
-                                                    rows=("row_count", "sum")).reset_index()
-        grouped["deleted_ratio"] = grouped["deleted_rows"] / grouped["rows"].where(grouped["rows"] > 0)
-        s.blocks.append(Frame(grouped, max_rows=40))
+        import pandas as pd
+
+        from ..advisor.findings import bucket_deletions
+
+        per_bucket = [{k: v for k, v in b.items() if k != "first"}
+                      for b in bucket_deletions(table.reader, table.engine)]
+        s.blocks.append(paragraph("Per bucket: the rows its deletion vectors mark deleted, of all its rows "
+                                  "(the ratio the findings judge).", small=True))
+        s.blocks.append(Frame(pd.DataFrame(per_bucket), max_rows=40))
         for _, row in frame[frame["error"].notna()].head(20).iterrows():
             s.errors.append(f"{row['data_file']}: {row['error']}")
         from .plots import dv_deleted_ratio

@@ -205,3 +205,19 @@ def test_filtered_column_without_stats(tmp_path: Path) -> None:
     nostats = next(f for f in found if f.kind == "no-stats")
     assert nostats.subject == "k" and "'fields.k.stats-mode' = 'full'" in nostats.statements[0]
     assert kinds(table({}, "full").find(["k = 7"]), "no-stats") == []
+
+
+def test_one_deleted_ratio_per_bucket_everywhere() -> None:
+    """The finding, the report's deletion-vector table and its plot divide by the same rows."""
+    from paimon_lens.advisor.findings import bucket_deletions
+
+    t = pl.open_table("data/orders_dv20")
+    (bloat,) = [f for f in t.find() if f.kind == "dv-bloat"]
+    per_bucket = {b["bucket"]: b for b in bucket_deletions(t.reader)}
+    b = per_bucket[1]
+    assert (b["deleted_rows"], b["rows"]) == (bloat.details["deleted_rows"], bloat.details["rows"])
+    report = pl.report("data/orders_dv20")
+    dv = next(s for s in report.sections if s.key == "dv")
+    frame = next(block.frame for block in dv.blocks if hasattr(block, "frame"))
+    row = frame[frame["bucket"] == 1].iloc[0]
+    assert row["deleted_ratio"] == b["deleted_ratio"] == bloat.details["deleted_rows"] / bloat.details["rows"]
