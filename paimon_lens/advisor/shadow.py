@@ -91,18 +91,10 @@ def target_options(reader: SnapshotReader, plan: Plan | dict[str, Any]) -> dict[
 def _raw_live_entries(reader: SnapshotReader) -> list[dict[str, Any]]:
     """The snapshot's live manifest entries as their raw records (ADD entries not deleted later)."""
     from ..metadata.meta_file import read_meta_file
-    from ..writer.history_commits import entry_identifier
+    from ..writer.history_commits import merge_live
 
-    live: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for m in reader.manifest_files():
-        records, _ = read_meta_file(reader.file_io, reader.file_io.join(reader.manifest_dir, m.file_name), "manifest")
-        for rec in records:
-            key = entry_identifier(rec)
-            if rec["_KIND"] == 0:
-                live[key] = rec
-            else:
-                live.pop(key, None)
-    return list(live.values())
+    return merge_live(rec for m in reader.manifest_files() for rec in read_meta_file(
+        reader.file_io, reader.file_io.join(reader.manifest_dir, m.file_name), "manifest")[0])
 
 
 def _container(reader: SnapshotReader, lf: LiveFile, specs: list[IndexSpec]) -> bytes | None:

@@ -158,15 +158,20 @@ def live_records(writer: Writer, snapshot: dict[str, Any]) -> list[dict[str, Any
     """The raw ADD records of the live data files of ``snapshot`` (ADD/DELETE merged), in
     first-added order."""
     manifest_dir = writer.path / "manifest"
+    return merge_live(rec for key in ("baseManifestList", "deltaManifestList")
+                      for meta in _records(manifest_dir / snapshot[key], "manifest list")
+                      for rec in _records(manifest_dir / meta["_FILE_NAME"], "manifest"))
+
+
+def merge_live(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ADD records no later DELETE record of the same file cancels, in first-added order."""
     live: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for key in ("baseManifestList", "deltaManifestList"):
-        for meta in _records(manifest_dir / snapshot[key], "manifest list"):
-            for rec in _records(manifest_dir / meta["_FILE_NAME"], "manifest"):
-                ident = entry_identifier(rec)
-                if rec["_KIND"] == 0:
-                    live[ident] = rec
-                else:
-                    live.pop(ident, None)
+    for rec in records:
+        ident = entry_identifier(rec)
+        if rec["_KIND"] == 0:
+            live[ident] = rec
+        else:
+            live.pop(ident, None)
     return list(live.values())
 
 
