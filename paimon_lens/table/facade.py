@@ -467,6 +467,7 @@ class Table:
         return self.find(workload).frame()
 
     @_consistent
+    @_consistent
     def plan(self, workload: WorkloadLike = None, *, max_files: int | None = None,
              progress: bool | None = None) -> Plan:
         """One tuning plan for the snapshot (:mod:`paimon_lens.advisor.plan`): the recommendations and
