@@ -313,9 +313,19 @@ def timeline(history: Any) -> Figure:
     axes[1].legend(fontsize=7, loc="upper left")
     _human_axis(axes[1], "y")
     labels = list(dict.fromkeys(k for r in rows for k in r.index_coverage))
-    for i, name in enumerate(labels[:8]):
-        share = [r.index_coverage.get(name, 0) / r.files if r.files else 0.0 for r in rows]
-        axes[2].plot(ids, share, color=PALETTE[i % len(PALETTE)], label=label(name))
+    shares = {name: [r.index_coverage.get(name, 0) / r.files if r.files else 0.0 for r in rows] for name in labels}
+    # every index on the plot: the incomplete ones each (the least covered first), the complete ones as one line
+    partial = sorted((n for n in labels if min(shares[n]) < 1.0), key=lambda n: min(shares[n]))
+    complete = [n for n in labels if n not in partial]
+    for i, name in enumerate(partial[:7]):
+        axes[2].plot(ids, shares[name], color=PALETTE[i % len(PALETTE)], label=label(name))
+    rest = partial[7:]
+    if rest:  # beyond seven lines the legend cannot be read: the others as one dotted line of their minimum
+        lowest = [min(shares[n][j] for n in rest) for j in range(len(ids))]
+        axes[2].plot(ids, lowest, color="#777777", linestyle=":", label=f"{len(rest)} more (their lowest)")
+    if complete:
+        text = f"{len(complete)} on every file" if len(complete) > 1 else f"{label(complete[0])} (every file)"
+        axes[2].plot(ids, [1.0] * len(ids), color="#2a9d8f", linewidth=2.5, alpha=0.5, label=text)
     if not labels:
         _empty(axes[2], "no file index")
     else:

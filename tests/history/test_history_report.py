@@ -99,3 +99,18 @@ def test_timeline_plot_and_png_tick_labels(name: str) -> None:
     inner.set_axis(fig.axes[0].yaxis)
     wrapped = png_formatter(inner)
     assert wrapped.format_ticks([0.0, 1.0, 2.0]) == ["0", "1", "2"]  # a ScalarFormatter labels through it
+
+
+def test_the_timeline_plot_accounts_for_every_index() -> None:
+    """No index is left out of the coverage plot: incomplete ones each, complete ones as one line."""
+    from paimon_lens.presentation.plots import timeline
+
+    history = pl.open_table(str(ROOT / "data" / "events20"), progress=False).history()
+    names = {k for s in history.snapshots for k in s.index_coverage}
+    legend = [t.get_text() for t in timeline(history).axes[2].get_legend().get_texts()]
+    partial = [n for n in names if any(s.files and s.index_coverage.get(n, 0) < s.files for s in history.snapshots)]
+    shown = sum(1 for t in legend if not t.endswith(("on every file", "(every file)")) and "more (their" not in t)
+    complete = next((int(t.split()[0]) for t in legend if t.endswith("on every file")), 0)
+    complete += sum(1 for t in legend if t.endswith("(every file)"))
+    more = next((int(t.split()[0]) for t in legend if "more (their lowest)" in t), 0)
+    assert shown + complete + more == len(names) and len(partial) == shown + more
