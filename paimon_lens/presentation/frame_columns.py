@@ -387,13 +387,15 @@ FINDING_COLUMNS = {
 # ---- warehouse health ---------------------------------------------------------------------------
 
 HEALTH_COLUMNS = {
-    "table": "database.table", "files": "live data files", "bytes": "their bytes",
+    "table": "database.table",
+    "savings_score": "what the findings cost, in bytes read per workload run or stored (the sum of their scores): "
+                     "the ranking",
+    "files": "live data files", "bytes": "their bytes",
     "small_file_ratio": "files below an eighth of target-file-size", "snapshots": "snapshots kept",
     "schemas": "schema versions", "stats_mode": "metadata.stats-mode",
     "index_coverage_ratio": "live files with a file index", "index_bytes": "index container bytes",
     "index_data_ratio": "index bytes / data bytes", "dv_max_bucket_ratio": "deleted rows / rows, the worst bucket",
     "findings": "findings of the table", "top_finding": "the most costly one",
-    "savings_score": "what the findings cost, in bytes read per workload run or stored (the sum of their scores)",
     "read_for_nothing_bytes": "bytes its workload's queries read without a matching row",
     "workload": "the workload file used", "error": "why the table could not be measured, if it could not",
     "top_statements": "the statements that fix the top finding",

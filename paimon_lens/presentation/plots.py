@@ -358,35 +358,47 @@ def timeline(history: Any) -> Figure:
 
 # ---- recommendations ---------------------------------------------------------------------------
 def pareto(advice: Any) -> Figure:
-    """Every measured candidate: index bytes stored (x) against data bytes avoided per query (y).
+    """Every measured candidate: index bytes stored (x, log) against what it avoids per query, data
+    bytes (left) and rows (right).
 
     One colour per column; the recommended candidates are ringed. Candidates up and to the left
     are better; the recommendation is the cheapest one near the best gain (see
     :mod:`paimon_lens.advisor.advise`).
     """
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    from .lens_frame import human_bytes, human_count
+
     frame = advice.tradeoff_frame()
-    fig, (ax,) = _figure(7.5, 4)
-    frame = frame[frame["index_type"] != "none"]
+    fig, axes = _figure(9, 3.6, ncols=2)
+    frame = frame[(frame["index_type"] != "none") & (frame["index_bytes"] > 0)]
     if frame.empty:
-        _empty(ax, "no candidate measured")
+        _empty(axes[0], "no candidate measured")
         return fig
-    for i, (column, part) in enumerate(frame.groupby("column", sort=True)):
-        color = PALETTE[i % len(PALETTE)]
-        avoided = part["bytes_avoided_per_query"]
-        gain = avoided.where(avoided > 0, part["rows_avoided_per_query"])
-        ax.scatter(part["index_bytes"], gain, s=18, color=color, label=label(column))
-        chosen = part[part["chosen"]]
-        if len(chosen):
-            cg = chosen["bytes_avoided_per_query"].where(chosen["bytes_avoided_per_query"] > 0,
-                                                         chosen["rows_avoided_per_query"])
-            ax.scatter(chosen["index_bytes"], cg, s=120, facecolors="none", edgecolors=color, linewidths=2)
-    ax.set_xscale("symlog")
-    _human_axis(ax)
-    ax.tick_params(axis="x", labelrotation=30, labelsize=7)  # byte labels of many decades would overlap
-    ax.set_xlabel("index bytes (all files)")
-    ax.set_ylabel("bytes avoided per query (rows where no file is skipped)")
-    ax.set_title("candidates: storage vs gain (ringed: recommended)", fontsize=9)
-    ax.legend(fontsize=8)
+    measures = (("bytes_avoided_per_query", "data bytes avoided / query", human_bytes),
+                ("rows_avoided_per_query", "rows avoided / query", human_count))
+    for ax, (key, title, fmt) in zip(axes, measures):
+        for i, (column, part) in enumerate(frame.groupby("column", sort=True)):
+            color = PALETTE[i % len(PALETTE)]
+            ax.scatter(part["index_bytes"], part[key], s=18, color=color, label=label(column, 24))
+            chosen = part[part["chosen"]]
+            if len(chosen):
+                ax.scatter(chosen["index_bytes"], chosen[key], s=120, facecolors="none", edgecolors=color,
+                           linewidths=2)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(LogLocator(base=1024, subs=(1.0, 16.0)))  # 1 KiB, 16 KiB, 1 MiB ...
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: human_bytes(v)))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        if key == "bytes_avoided_per_query":
+            _human_axis(ax, "y")
+        else:
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _, f=fmt: f(v) if v >= 0 else ""))
+        ax.tick_params(labelsize=7)
+        ax.set_xlabel("index bytes (all files)", fontsize=8)
+        ax.set_title(title, fontsize=9)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right upper", fontsize=7, title="column (ringed: recommended)",
+               title_fontsize=7)
     return fig
 
 

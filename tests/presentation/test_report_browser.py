@@ -163,5 +163,13 @@ def test_warehouse_health_page(browser: Any, tmp_path: Path) -> None:
         assert "demo.events20" in body and "demo.orders_dv20" in body and "Top findings per table" in body
         assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
         assert browser.execute_script("return document.querySelectorAll('script, iframe').length") == 0
+        # the ranking column is on the first screen, in human units
+        rank = browser.execute_script(
+            "const th = Array.from(document.querySelectorAll('#tables th')).find(h => h.textContent === "
+            "'savings_score'); const i = Array.from(th.parentNode.children).indexOf(th); "
+            "return {right: th.getBoundingClientRect().right, inner: window.innerWidth, "
+            "cell: th.closest('table').querySelector('tbody tr').children[i].textContent}")
+        assert rank["right"] <= rank["inner"], rank
+        assert rank["cell"].endswith(("B", "KiB", "MiB", "GiB")), rank
     finally:
         browser.set_window_size(1280, 2200)
