@@ -139,3 +139,29 @@ def test_the_plan_shows_as_a_frame_and_html(events_plan: Plan) -> None:
     assert list(frame["where"]) == [q.where for q in events_plan.queries]
     html = events_plan._repr_html_()
     assert html is not None and "rewrite_file_index" in html and "<script" not in html
+
+
+def test_a_table_without_problems_gets_an_empty_plan(tmp_path: Path) -> None:
+    """Stats already answer the workload, no index to drop, files few and unbroken: nothing to run."""
+    schema = pa.schema([("id", pa.int64()), ("v", pa.string())])
+    w = TableWriter.create(tmp_path / "clean", schema)
+    w.commit(pa.table({"id": list(range(1000)), "v": ["x"] * 1000}, schema=schema), rows_per_file=250)
+    planned = paimon_lens.open_table(str(tmp_path / "clean"), progress=False).plan(["id = 10", "id > 990"],
+                                                                                   progress=False)
+    assert [s.kind for s in planned.steps] == [] and planned.statements("spark") == []
+    assert all(q.before == q.after for q in planned.queries)
+
+
+def test_deleted_rows_and_level_0_runs_become_one_compaction(tmp_path: Path) -> None:
+    dv = paimon_lens.open_table(str(DATA / "orders_dv20"), progress=False).plan(progress=False)
+    (compact,) = [s for s in dv.steps if s.kind == "compact"]
+    assert any(src.startswith("finding dv-bloat") for src in compact.sources)
+    root = tmp_path / "pk"
+    w = TableWriter.create(root, pa.schema([("k", pa.int64()), ("v", pa.string())]), primary_keys=["k"], bucket=1)
+    for i in range(6):
+        (w if i == 0 else TableWriter.open(root)).commit(pa.table({"k": list(range(i * 10, i * 10 + 10)),
+                                                                  "v": ["x"] * 10}))
+    runs = paimon_lens.open_table(str(root), progress=False).plan(["k = 3"], progress=False)
+    (compact,) = [s for s in runs.steps if s.kind == "compact"]
+    assert any(src.startswith("finding uncompacted-bucket") for src in compact.sources)
+    assert compact.statements["spark"] == ("CALL sys.compact(table => 'pk')",)
