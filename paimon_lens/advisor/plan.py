@@ -30,7 +30,7 @@ from ..rendering import render, render_html
 from ..writer.file_index import PREFIX, IndexSpec
 from .advise import alter_table, index_option_changes, table_identifier
 from .candidates import CURRENT, configuration
-from .finding import Finding, Procedure
+from .finding import Finding, FixAction, Procedure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -208,7 +208,8 @@ def _take(target: _Target, f: Finding) -> None:
                                             "recommend measured this column's indexes and keeps this one"))
     for column, index_type in a.add_indexes:
         if (column, index_type) in target.indexes:
-            continue  # already in the plan
+            target.index_sources.append(src)  # already in the plan
+            continue
         if column in target.measured:
             target.declined.append(Declined(src, f"add a {index_type} index on {column}",
                                             "recommend measured this column's candidates: none is worth its bytes"))
@@ -252,7 +253,10 @@ def _target(advice: Advice, findings: Findings | None) -> _Target:
                      {(r.column, t) for r in recs if r.action == "drop" and r.index_type
                       for t in r.index_type.split("+")}, measured)
     for f in findings or ():
-        _take(target, f)
+        if f.action == FixAction():  # a finding no statement carries out (its fix is advice)
+            target.declined.append(Declined(_source(f), f.fix, "no statement carries it out"))
+        else:
+            _take(target, f)
     return target
 
 

@@ -165,3 +165,15 @@ def test_deleted_rows_and_level_0_runs_become_one_compaction(tmp_path: Path) -> 
     (compact,) = [s for s in runs.steps if s.kind == "compact"]
     assert any(src.startswith("finding uncompacted-bucket") for src in compact.sources)
     assert compact.statements["spark"] == ("CALL sys.compact(table => 'pk')",)
+
+
+def test_a_finding_without_statements_is_named_among_the_declined() -> None:
+    from paimon_lens.advisor.finding import Finding
+    from paimon_lens.advisor.plan import _target
+
+    t = paimon_lens.open_table(str(EVENTS), progress=False)
+    advice = paimon_lens.recommend(t, str(WORKLOAD))
+    advice_only = Finding("read-for-nothing", "query 1 reads files without a match", "q", "e", "i", 1.0,
+                          "a bloom filter with a lower fpp would (recommend measures them)")
+    target = _target(advice, [advice_only])  # type: ignore[arg-type]
+    assert [d.reason for d in target.declined] == ["no statement carries it out"]
