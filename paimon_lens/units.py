@@ -17,7 +17,7 @@ MAX_CELL = 120
 MAX_ROWS = 40
 """Rows of a frame shown before it is cut to its head and tail."""
 
-_BYTES_NAMES = frozenset({"bytes", "file_size", "index_size", "data_bytes", "savings_score", "score"})
+_BYTES_NAMES = frozenset({"bytes", "file_size", "index_size", "data_bytes", "savings_score"})
 _COUNT_NAMES = frozenset({"row_count", "rows", "cardinality", "files", "estimated_items", "bits_set", "num_bits"})
 _PERCENT_NAMES = frozenset({"false_positive_probability", "fpp"})
 _VALUE_NAMES = frozenset({"value", "min", "max"})

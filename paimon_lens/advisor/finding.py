@@ -29,8 +29,13 @@ class Procedure:
         def arg(key: str) -> str:
             return f"`{key}`" if dialect == "flink" and key == "table" else key
 
-        text = ", ".join(f"{arg(k)} => '{v.replace(chr(39), chr(39) * 2)}'" for k, v in self.args)
+        text = ", ".join(f"{arg(k)} => '{_quoted(v)}'" for k, v in self.args)
         return f"CALL sys.{self.name}({text})"
+
+
+def _quoted(value: str) -> str:
+    """``value`` inside a SQL string literal (a quote doubled)."""
+    return value.replace("'", "''")
 
 
 @dataclass(frozen=True)

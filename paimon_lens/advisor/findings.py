@@ -56,7 +56,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ..formats.bloom import DEFAULT_FPP, DEFAULT_ITEMS, bloom_filter_sizing
 from ..inventory.global_indexes import global_index_columns
@@ -172,10 +172,7 @@ def deleted_rows(table: SnapshotReader, engine: Engine | None = None) -> dict[st
 
 
 def _compact(table: SnapshotReader, partition: dict[str, Any]) -> str:
-    ref = table_ref(table)
-    if partition:
-        return f"CALL sys.compact(table => '{ref}', partitions => '{_partition_text(partition)}')"
-    return f"CALL sys.compact(table => '{ref}')"
+    return _compact_many(table, [partition]).sql()
 
 
 def _compaction(partition: dict[str, Any]) -> FixAction:
@@ -217,14 +214,26 @@ def _compact_many(table: SnapshotReader, partitions: Sequence[dict[str, Any]]) -
     return Procedure("compact", args)
 
 
-#: per kind of bucket finding: the title and the impact of several buckets, from their totals
-_BUCKET_KINDS: dict[str, tuple[str, str, str]] = {
-    "small-files": ("files", "{n} buckets hold {total} small files", "{total} file opens, footers and index lookups "
-                    "per query"),
-    "dv-bloat": ("deleted_rows", "{n} buckets have a fifth or more of their rows deleted", "{total} deleted rows "
-                 "read and dropped per scan"),
-    "uncompacted-bucket": ("level0_files", "{n} buckets hold {total} level-0 sorted runs", "every read of these "
-                           "buckets merges their level-0 runs"),
+class _BucketKind(NamedTuple):
+    """How several buckets' findings of one kind read as one: the detail summed, the title and
+    impact from the total, the fix."""
+
+    measure: str
+    title: str
+    impact: str
+    fix: str
+
+
+_BUCKET_KINDS: dict[str, _BucketKind] = {
+    "small-files": _BucketKind("files", "{n} buckets hold {total} small files",
+                               "{total} file opens, footers and index lookups per query",
+                               "compact these partitions so that files approach target-file-size"),
+    "dv-bloat": _BucketKind("deleted_rows", "{n} buckets have a fifth or more of their rows deleted",
+                            "{total} deleted rows read and dropped per scan",
+                            "compact these partitions: the rewrite drops the deleted rows"),
+    "uncompacted-bucket": _BucketKind("level0_files", "{n} buckets hold {total} level-0 sorted runs",
+                                      "every read of these buckets merges their level-0 runs",
+                                      "compact these buckets: a compaction merges the level-0 runs into one level"),
 }
 
 
@@ -232,7 +241,7 @@ def _one_per_table(items: list[Finding], table: SnapshotReader) -> list[Finding]
     """The bucket findings of one kind as one finding of the table: its buckets listed, the most
     costly first, and one compaction of their partitions."""
     out: list[Finding] = []
-    for kind, (measure, title, impact) in _BUCKET_KINDS.items():
+    for kind, (measure, title, impact, fix) in _BUCKET_KINDS.items():
         group = sorted((f for f in items if f.kind == kind), key=lambda f: -f.score)
         if len(group) < 2:
             out += group
@@ -243,8 +252,7 @@ def _one_per_table(items: list[Finding], table: SnapshotReader) -> list[Finding]
         out.append(Finding(
             kind, title.format(n=len(group), total=human_count(total)), "; ".join(f.subject for f in group),
             "; ".join(f"{f.subject}: {f.evidence}" for f in group), impact.format(total=human_count(total)),
-            sum(f.score for f in group), group[0].fix.replace("the bucket's partition", "these partitions")
-            .replace("the partition", "these partitions").replace("the bucket", "these buckets"), (proc.sql(),),
+            sum(f.score for f in group), fix, (proc.sql(),),
             {measure: total, "buckets": [{"subject": f.subject, **f.details} for f in group]},
             FixAction(compact=tuple(p for f in group for p in f.action.compact))))
     return out + [f for f in items if f.kind not in _BUCKET_KINDS]

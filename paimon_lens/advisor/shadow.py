@@ -179,6 +179,7 @@ def shadow(reader: SnapshotReader, out: str | os.PathLike[str], plan: Plan | dic
 
 def _copy_index_files(reader: SnapshotReader, source: Path, dest: Path) -> str | None:
     """The source's index manifest and every index file it names, copied; its name."""
+    from ..inventory.deletion_vectors import index_file_path
     from ..metadata.manifest import read_index_manifest
 
     name = reader.snapshot.index_manifest if reader.snapshot is not None else None
@@ -187,8 +188,13 @@ def _copy_index_files(reader: SnapshotReader, source: Path, dest: Path) -> str |
     (dest / "manifest").mkdir(parents=True, exist_ok=True)
     shutil.copy2(source / "manifest" / name, dest / "manifest" / name)
     for entry in read_index_manifest(reader.file_io, reader.manifest_dir, name):
-        rel = f"index/{entry.file_name}"
-        if (source / rel).exists():
-            (dest / "index").mkdir(exist_ok=True)
-            shutil.copy2(source / rel, dest / rel)
+        if entry.external_path:
+            raise PaimonLensError(f"the index file {entry.file_name} lives at the external path "
+                                  f"{entry.external_path}: the shadow copy does not copy external files yet")
+        rel = index_file_path(reader, entry)  # index/, or the bucket directory (index-file-in-data-file-dir)
+        if not (source / rel).is_file():  # a copy without it would answer as if nothing were deleted
+            raise PaimonLensError(f"{source / rel}: the index file the index manifest {name} names is missing: "
+                                  "the shadow copy cannot be made")
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / rel, dest / rel)
     return name

@@ -539,9 +539,11 @@ def _dialect_blocks(s: Section, statements: dict[str, list[str]]) -> None:
             s.blocks.append(Statements(tuple(statements[dialect])))
 
 
-def plan_section(table: Table, advice: Any, workload: Workload, explained: list[tuple[Any, Any]]) -> Section | None:
+def plan_section(table: Table, advice: Any, workload: Workload, explained: list[tuple[Any, Any]],
+                 found: Any = None) -> Section | None:
     """The plan: the recommendations and the findings' fixes as one ordered set of statements, and
-    what they change for each workload query (:mod:`paimon_lens.advisor.plan`)."""
+    what they change for each workload query (:mod:`paimon_lens.advisor.plan`). ``found``: the
+    findings of the same workload when the findings section has them (else they are found here)."""
     if advice is None or not hasattr(advice, "recommendations"):
         return None
     s = Section("plan", "The plan: what to run, and what it changes")
@@ -550,12 +552,16 @@ def plan_section(table: Table, advice: Any, workload: Workload, explained: list[
         from ..advisor.findings import find
         from ..advisor.plan import plan_from
 
-        found = find(table.reader, None if advice.workload_derived else workload,
-                     explained=None if advice.workload_derived else explained, engine=table.engine, rules=table.rules)
+        findings = found
+        if findings is None or findings.workload_source != ("none" if advice.workload_derived
+                                                            else workload.source):
+            findings = find(table.reader, None if advice.workload_derived else workload,
+                            explained=None if advice.workload_derived else explained, engine=table.engine,
+                            rules=table.rules)
         sampled = advice.whatif.sampled_files < advice.whatif.files
-        made = plan_from(table.reader, advice, found, max_files=advice.whatif.sampled_files if sampled else None,
+        made = plan_from(table.reader, advice, findings, max_files=advice.whatif.sampled_files if sampled else None,
                          engine=table.engine, rules=table.rules)
-        known = {*advice.problems, *found.problems}  # said by the recommendations and findings sections
+        known = {*advice.problems, *findings.problems}  # said by the recommendations and findings sections
         s.errors += [p for p in made.problems if p not in known]
         before, after = made.totals("before"), made.totals("after")
         s.facts += [("steps", human_count(len(made.steps))),
@@ -586,7 +592,7 @@ def plan_section(table: Table, advice: Any, workload: Workload, explained: list[
 
 
 def findings_section(table: Table, workload: Workload | None = None,
-                     explained: list[tuple[Any, Any]] | None = None) -> Section:
+                     explained: list[tuple[Any, Any]] | None = None, keep: dict[str, Any] | None = None) -> Section:
     """The findings, most costly first: each with its evidence, its cost and the statements that fix it."""
     from ..advisor.findings import find
 
@@ -594,6 +600,8 @@ def findings_section(table: Table, workload: Workload | None = None,
 
     def body() -> None:
         found = find(table.reader, workload, explained=explained, engine=table.engine, rules=table.rules)
+        if keep is not None:  # for the plan section, which merges them with the recommendations
+            keep["findings"] = found
         s.errors += found.problems
         s.facts.append(("findings", human_count(len(found))))
         s.blocks += [paragraph(note, small=True) for note in found.notes]
@@ -632,11 +640,12 @@ def build_report(table: Table, workload: Any = None, recommendations: Any = None
     explains: list[Any] = []
     pairs: list[tuple[Any, Any]] = []
     built: dict[str, Section | None] = {}
+    shared: dict[str, Any] = {}  # the findings, found once for their section and the plan
     steps: list[tuple[str, Callable[[], Section | None]]] = [
         ("workload", lambda: _workload(table, wl, explains, pairs)),
-        ("findings", lambda: findings_section(table, wl if len(wl) else None, pairs if len(wl) else None)),
+        ("findings", lambda: findings_section(table, wl if len(wl) else None, pairs if len(wl) else None, shared)),
         ("recommendations", lambda: _recommendations(recommendations)),
-        ("plan", lambda: plan_section(table, recommendations, wl, pairs)),
+        ("plan", lambda: plan_section(table, recommendations, wl, pairs, shared.get("findings"))),
         ("history", lambda: _history(table, wl)),
         ("overview", lambda: _overview(table)), ("files", lambda: files_section(table)),
         ("indexes", lambda: indexes_section(table)), ("global-indexes", lambda: global_indexes_section(table)),

@@ -125,3 +125,33 @@ def test_pypaimon_reads_the_sources_rows_from_the_copy(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     got = json.loads(run.stdout.strip().splitlines()[-1])
     assert got["db.source"] and got["db.copy"] == got["db.source"]
+
+
+def _unchanged(t: paimon_lens.Table) -> dict[str, object]:
+    """A plan document that changes no option: the copy holds the table's own indexes."""
+    return {"table": t.path, "snapshot_id": t.snapshot_id, "options": {"set": {}, "unset": []}}
+
+
+def test_deletion_vectors_in_the_bucket_directory_travel_with_the_copy(tmp_path: Path) -> None:
+    """pypaimon writes deletion vectors beside the data (index-file-in-data-file-dir): the copy
+    holds them where its options say, and deletes the same rows."""
+    from tests.conftest import FIXTURES
+
+    source = FIXTURES / "pypaimon" / "warehouse" / "db.db" / "append_dv_in_data_dir"
+    t = paimon_lens.open_table(str(source), progress=False)
+    t.shadow(tmp_path / "copy", _unchanged(t))
+    copy = paimon_lens.open_table(str(tmp_path / "copy"), progress=False)
+    want = t.deletion_vectors().set_index("data_file")["cardinality"].to_dict()
+    assert want and copy.deletion_vectors().set_index("data_file")["cardinality"].to_dict() == want
+    name = t.schema.fields[0].name
+    every = f"{name} IS NULL OR {name} IS NOT NULL"
+    assert copy.explain(every).summary()["rows_after_dv"] == t.explain(every).summary()["rows_after_dv"]
+
+
+def test_a_missing_index_file_stops_the_copy(tmp_path: Path) -> None:
+    src = tmp_path / "orders"
+    shutil.copytree(DATA / "orders_dv20", src)
+    t = paimon_lens.open_table(str(src), progress=False)
+    (src / "index" / t.index_manifest()["file_name"].iloc[0]).unlink()  # a vector of the snapshot
+    with pytest.raises(PaimonLensError, match=r"index file the index manifest .* names is missing"):
+        t.shadow(tmp_path / "copy", _unchanged(t))

@@ -120,3 +120,19 @@ def test_bucket_modes_are_explained() -> None:
     assert "postpone" in _bucket_text("-2", True) and _bucket_text("4", True).startswith("4 fixed buckets")
     overview = next(s for s in paimon_lens.report("data/events20").sections if s.key == "overview")
     assert ("bucket", "-1: bucket-unaware append table (no bucket key; every file in bucket 0)") in overview.facts
+
+
+def test_the_findings_are_found_once_for_their_section_and_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    import paimon_lens.advisor.findings as findings_module
+
+    calls: list[object] = []
+    real = findings_module.find
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(args)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(findings_module, "find", counting)
+    report = paimon_lens.report("data/events20", WORKLOAD)
+    assert [s.key for s in report.sections][:3] == ["overview", "plan", "findings"]
+    assert len(calls) == 1
